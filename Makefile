@@ -1,0 +1,39 @@
+# Thin targets over rig/: every recipe is one script, which says what it does in its first lines.
+#
+#   make run            build everything, boot the patched kernel, demo each group
+#   make test           build everything, run every test group on std and debug
+#   make test T=smoke VARIANT=std    one group, one kernel
+#   make tree | export | check-patches | bisect-check | rig-selftest | deps | clean
+
+SHELL := /bin/sh
+export T VARIANT TIMEOUT FORCE
+
+run:
+	@sh rig/run.sh
+
+test:
+	@sh rig/test.sh
+
+deps:
+	@sh rig/deps.sh
+
+tree:
+	@sh rig/tree.sh
+
+export:
+	@sh rig/export.sh
+
+check-patches:
+	@sh rig/check-patches.sh
+
+bisect-check:
+	@sh rig/bisect-check.sh
+
+rig-selftest:
+	@sh rig/selftest.sh
+
+# Keeps build/linux (the git tree) and ccache; drops every build output.
+clean:
+	rm -rf build/out-* build/mod-* build/guest build/root-* build/initramfs-* build/logs
+
+.PHONY: run test deps tree export check-patches bisect-check rig-selftest clean

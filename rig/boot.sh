@@ -1,0 +1,62 @@
+#!/bin/sh
+# Boot one built kernel variant in QEMU (TCG) with its initramfs; console and test output go to log files under build/logs.
+#
+# boot.sh VARIANT MODE GROUPS [TIMEOUT]
+#   MODE test: run GROUPS' tests, power off; fails only if QEMU does (the
+#              host's check-run.py judges the logs).
+#   MODE run:  run GROUPS' demos on the console; with a terminal on stdin,
+#              then a guest shell (Ctrl-A X quits QEMU).
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+variant=${1:?usage: boot.sh std|debug test|run GROUPS [TIMEOUT]}
+mode=${2:?usage: boot.sh std|debug test|run GROUPS [TIMEOUT]}
+groups=${3:-}
+timeout=${4:-600}
+out=$RIG_BUILD/out-$variant
+kernel=$out/arch/x86/boot/bzImage
+initrd=$RIG_BUILD/initramfs-$variant.cpio
+console=$RIG_LOGS/console-$variant.log
+tap=$RIG_LOGS/tap-$variant.log
+[ -f "$kernel" ] || die "no kernel at $kernel: build it first (make test)"
+[ -f "$initrd" ] || die "no initramfs at $initrd"
+mkdir -p "$RIG_LOGS"
+rm -f "$console" "$tap"
+
+# KASAN's shadow and kmemleak's pool want more room than the small kernel.
+mem=256
+[ "$variant" = debug ] && mem=768
+
+shell=0
+[ "$mode" = run ] && [ -t 0 ] && [ -t 1 ] && shell=1
+loglevel=7
+# make run shows a person warnings and errors, not the whole boot log.
+[ "$mode" = run ] && loglevel=5
+append="console=ttyS0 loglevel=$loglevel panic=-1 rig.mode=$mode rig.variant=$variant rig.shell=$shell"
+[ -n "$groups" ] && append="$append rig.groups=$(echo $groups | tr ' ' ,)"
+
+if [ "$mode" = run ]; then
+	# The person sees the console live; it is logged as well.
+	con="-chardev stdio,id=con,mux=on,signal=off,logfile=$console -mon chardev=con,mode=readline"
+else
+	con="-chardev file,id=con,path=$console"
+fi
+# The first -serial is the guest's ttyS0 (console), the second ttyS1 (TAP).
+# shellcheck disable=SC2086
+set -- qemu-system-x86_64 -nodefaults -no-reboot -display none \
+	-accel tcg,thread=multi -cpu max -smp 2 -m "$mem" \
+	-kernel "$kernel" -initrd "$initrd" -append "$append" \
+	$con -chardev file,id=tap,path="$tap" \
+	-serial chardev:con -serial chardev:tap
+
+if [ $shell = 1 ]; then
+	exec "$@"
+fi
+rc=0
+timeout -k 5 "$timeout" "$@" </dev/null || rc=$?
+if [ $rc = 124 ] || [ $rc = 137 ]; then
+	echo "rig: QEMU killed after ${timeout}s timeout" >>"$console"
+	echo "qemu: timeout after ${timeout}s"
+	exit 0
+fi
+[ $rc = 0 ] || die "qemu-system-x86_64 exited with $rc (see $console)"

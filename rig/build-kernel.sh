@@ -1,0 +1,41 @@
+#!/bin/sh
+# Configure and build one kernel variant (std or debug) of build/linux in its own output directory build/out-VARIANT.
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+variant=${1:?usage: build-kernel.sh std|debug}
+case $variant in std | debug) ;; *) die "unknown variant $variant (std or debug)" ;; esac
+out=${RIG_OUT:-$RIG_BUILD/out-$variant}
+[ -d "$RIG_TREE/.git" ] || die "no kernel tree in $RIG_TREE: run 'make tree'"
+command -v ccache >/dev/null || die "ccache is missing: run 'make deps'"
+mkdir -p "$out" "$CCACHE_DIR"
+
+frags=$(rig_fragments "$variant")
+kmake() {
+	make -C "$RIG_TREE" O="$out" LOCALVERSION= -j"$RIG_JOBS" CC="ccache gcc" HOSTCC="ccache gcc" \
+		KBUILD_BUILD_USER=rig KBUILD_BUILD_HOST=lwn2004 "$@"
+}
+
+# Reconfigure only when a fragment or the tree's Kconfig files changed: a
+# fresh tinyconfig costs seconds, and an unchanged .config keeps the build
+# incremental anyway.
+stamp=$( (
+	# shellcheck disable=SC2086
+	cat $frags
+	git -C "$RIG_TREE" rev-parse HEAD
+	git -C "$RIG_TREE" diff HEAD -- '*Kconfig*' '*Makefile'
+) | sha256sum | cut -d' ' -f1)
+if [ ! -f "$out/.config" ] || [ "$(cat "$out/.rig-config-stamp" 2>/dev/null)" != "$stamp" ]; then
+	rm -f "$out/.rig-config-stamp"
+	kmake tinyconfig
+	# shellcheck disable=SC2086
+	"$RIG_TREE/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" $frags
+	kmake olddefconfig
+	# shellcheck disable=SC2086
+	sh "$RIG_TOP/rig/check-config.sh" "$out/.config" $frags
+	echo "$stamp" >"$out/.rig-config-stamp"
+fi
+
+kmake all
+kmake headers
+echo "built $(cat "$out/include/config/kernel.release"): $out/arch/x86/boot/bzImage"

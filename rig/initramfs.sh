@@ -1,0 +1,39 @@
+#!/bin/sh
+# Assemble the guest's initramfs for one variant: busybox, /init, the guest tools, the test programs and that variant's modules.
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+variant=${1:?usage: initramfs.sh std|debug GROUPDIR...}
+shift
+out=$RIG_BUILD/out-$variant
+guest=$RIG_BUILD/guest
+root=$RIG_BUILD/root-$variant
+busybox=/bin/busybox
+[ -x $busybox ] && $busybox --list-full >/dev/null 2>&1 ||
+	die "$busybox is missing or not busybox-static: run 'make deps'"
+
+rm -rf "$root"
+mkdir -p "$root"
+cd "$root"
+mkdir -p bin sbin usr/bin usr/sbin dev proc sys tmp run root etc/rig tests modules
+cp $busybox bin/busybox
+for applet in $($busybox --list-full); do
+	[ -e "$applet" ] || ln -s /bin/busybox "$applet"
+done
+install -m 0755 "$RIG_TOP/rig/guest/init" init
+install -m 0644 "$RIG_TOP/rig/guest/passwd" "$RIG_TOP/rig/guest/group" etc/
+install -m 0755 "$guest/bin/asuser" bin/asuser
+cp "$out/include/config/kernel.release" etc/rig/kernel.release
+for dir in "$@"; do
+	g=$(basename "$dir")
+	[ -f "$guest/tests/$g/list" ] || die "group $g has no programs built in $guest/tests/$g"
+	cp -r "$guest/tests/$g" tests/
+	if [ -d "$dir/modules" ]; then
+		mkdir -p "modules/$g"
+		cp "$RIG_BUILD/mod-$variant/$g"/*.ko "modules/$g/"
+	fi
+done
+# The console device must exist before devtmpfs is mounted, for /init's output.
+mknod -m 0600 dev/console c 5 1 2>/dev/null || true
+find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet >"$RIG_BUILD/initramfs-$variant.cpio"
+echo "$RIG_BUILD/initramfs-$variant.cpio: $(du -k "$RIG_BUILD/initramfs-$variant.cpio" | cut -f1) KiB"

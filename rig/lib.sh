@@ -1,0 +1,97 @@
+# Shared helpers for the rig scripts: paths, messages and timed stages (sourced, not run).
+# shellcheck shell=sh
+
+RIG_TOP=$(cd "$(dirname "$0")/.." && pwd)
+RIG_BUILD=${RIG_BUILD:-$RIG_TOP/build}
+RIG_TREE=${RIG_TREE:-$RIG_BUILD/linux}
+RIG_LOGS=$RIG_BUILD/logs
+RIG_JOBS=${RIG_JOBS:-$(nproc)}
+. "$RIG_TOP/rig/kernel.env"
+
+# ccache lives outside the clone so a fresh clone (CI) still finds it warm.
+export CCACHE_DIR="${CCACHE_DIR:-/var/cache/lwn2004-ccache}"
+export CCACHE_BASEDIR="$RIG_TOP"
+export CCACHE_NOHASHDIR=1
+export CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-8G}"
+
+die() {
+	printf 'rig: error: %s\n' "$*" >&2
+	exit 1
+}
+
+warn() {
+	printf 'rig: warning: %s\n' "$*" >&2
+}
+
+# Seconds since the epoch with centiseconds, for stage timings.
+now() {
+	date +%s.%N | cut -c1-13
+}
+
+elapsed() {
+	awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'
+}
+
+# stage NAME CMD...: run CMD with its output in build/logs/NAME.log, print
+# one line with the elapsed time, and on failure the log's path and tail.
+stage() {
+	_name=$1
+	shift
+	mkdir -p "$RIG_LOGS"
+	_log=$RIG_LOGS/$(printf '%s' "$_name" | tr -c 'A-Za-z0-9_.\n' '-' | tr -s '-' | sed 's/-$//').log
+	_t0=$(now)
+	if "$@" >"$_log" 2>&1; then
+		printf '%-34s %7ss\n' "$_name" "$(elapsed "$_t0")"
+	else
+		_rc=$?
+		printf '%-34s %7ss  FAILED (exit %s)\n' "$_name" "$(elapsed "$_t0")" "$_rc"
+		echo "---- last 30 lines of $_log ----"
+		tail -n 30 "$_log"
+		echo "---- full log: $_log ----"
+		exit "$_rc"
+	fi
+}
+
+# The test groups: every directory under tests/ (one source of truth).
+rig_groups() {
+	for _d in "$RIG_TOP"/tests/*/; do
+		_g=$(basename "$_d")
+		[ "$_g" = lib ] && continue
+		printf '%s\n' "$_g"
+	done
+}
+
+# The config fragments of a variant, in merge order: base, every feature
+# fragment, then debug for the debug variant.
+rig_fragments() {
+	echo "$RIG_TOP/config/base.config"
+	for _f in "$RIG_TOP"/config/*.config; do
+		case $(basename "$_f") in
+		base.config | debug.config) ;;
+		*) echo "$_f" ;;
+		esac
+	done
+	[ "$1" = debug ] && echo "$RIG_TOP/config/debug.config"
+	return 0
+}
+
+rig_variants() {
+	case ${VARIANT:-all} in
+	all | "") echo "std debug" ;;
+	std | debug) echo "$VARIANT" ;;
+	*) die "VARIANT=$VARIANT: use std, debug or leave it unset for both" ;;
+	esac
+}
+
+# The patch files of patches/series, in order, one a line.
+series_patches() {
+	grep -v -e '^#' -e '^[[:space:]]*$' "$RIG_TOP/patches/series" || true
+}
+
+# A checksum of the series: its order and every patch's content.
+series_sum() {
+	(
+		series_patches
+		for _p in $(series_patches); do cat "$RIG_TOP/patches/$_p"; done
+	) | sha256sum | cut -d' ' -f1
+}

@@ -1,0 +1,1 @@
+../loads_module.c

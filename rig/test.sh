@@ -1,0 +1,38 @@
+#!/bin/sh
+# make test: install, build and boot each kernel variant (std, then debug) with the test groups, and print one closing line for all runs.
+#
+# Environment: VARIANT=std|debug runs one variant; T="group ..." runs those
+# groups (default: every directory under tests/); TIMEOUT=seconds per boot.
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+groups=$(echo "${T:-$(rig_groups)}" | tr , ' ')
+dirs=
+for g in $groups; do
+	[ -d "$RIG_TOP/tests/$g" ] || die "T=$g: no such test group (groups: $(rig_groups | tr '\n' ' '))"
+	dirs="$dirs $RIG_TOP/tests/$g"
+done
+variants=$(rig_variants)
+
+stage "packages" sh "$RIG_TOP/rig/deps.sh"
+stage "kernel tree" sh "$RIG_TOP/rig/tree.sh" --ensure
+
+fail=0
+counts=
+for v in $variants; do
+	# shellcheck disable=SC2086
+	sh "$RIG_TOP/rig/prepare.sh" "$v" $dirs
+	timeout=${TIMEOUT:-$([ "$v" = debug ] && echo 600 || echo 300)}
+	stage "boot and test ($v)" sh "$RIG_TOP/rig/boot.sh" "$v" test "$groups" "$timeout"
+	python3 "$RIG_TOP/rig/check-run.py" --variant "$v" \
+		--tap "$RIG_LOGS/tap-$v.log" --console "$RIG_LOGS/console-$v.log" \
+		--groups-dir "$RIG_BUILD/guest/tests" --groups "$groups" \
+		--counts "$RIG_LOGS/counts-$v" || {
+		fail=1
+		echo "logs: $RIG_LOGS/console-$v.log (kernel console), $RIG_LOGS/tap-$v.log (tests)"
+	}
+	counts="$counts $RIG_LOGS/counts-$v"
+done
+# shellcheck disable=SC2086
+python3 "$RIG_TOP/rig/check-run.py" --total $counts || fail=1
+exit $fail

@@ -1,0 +1,70 @@
+# Build the guest's static programs: the test groups' tests (64-bit, and -m32 where a group asks) and the rig's guest tools.
+#
+# make -f rig/tests.mk TOP=<repo> OUT=<dir> HDR=<uapi include dir> GROUPS="<group dir>..."
+#
+# A group is a directory of *.c test programs.  Its optional group.conf may
+# say "m32=yes": every test is then also built with gcc -m32 as NAME-m32,
+# so the compat system-call path gets the same tests.  The programs of a group
+# run in the order of $(OUT)/tests/<group>/list.
+
+CC ?= gcc
+SELFTESTS := $(TOP)/build/linux/tools/testing/selftests
+CFLAGS := -O2 -g -Wall -Werror -D_GNU_SOURCE \
+	-I$(HDR) -I$(SELFTESTS) -I$(TOP)/tests/lib
+# The harness casts what EXPECT_*() compares to intmax_t: pointers too,
+# which warns on 32-bit.
+CFLAGS_M32 := -m32 -Wno-pointer-to-int-cast
+LDFLAGS := -static
+LIBSRC := $(wildcard $(TOP)/tests/lib/*.c)
+LIBHDR := $(wildcard $(TOP)/tests/lib/*.h)
+# Every program is rebuilt when the harness, the test library or the
+# installed uapi headers change.
+DEPS := $(LIBSRC) $(LIBHDR) $(SELFTESTS)/kselftest_harness.h $(SELFTESTS)/kselftest.h \
+	$(OUT)/headers.stamp
+
+all:
+
+$(OUT)/bin/asuser: $(TOP)/rig/guest/asuser.c $(DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBSRC)
+
+# group_rules(dir): the programs, list and demo of one group.
+define group_rules
+g := $(notdir $(1))
+src := $(sort $(wildcard $(1)/*.c))
+m32 := $(shell grep -qsx 'm32=yes' $(1)/group.conf && echo yes)
+progs := $$(patsubst $(1)/%.c,%,$$(src))
+progs += $$(if $$(m32),$$(addsuffix -m32,$$(progs)))
+$$(g)_targets := $$(addprefix $(OUT)/tests/$$(g)/,$$(progs) list)
+ifneq ($(wildcard $(1)/demo.sh),)
+$$(g)_targets += $(OUT)/tests/$$(g)/demo.sh
+endif
+
+$(OUT)/tests/$$(g)/%: $(1)/%.c $$(DEPS)
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS) $$(LDFLAGS) -o $$@ $$< $$(LIBSRC)
+
+$(OUT)/tests/$$(g)/%-m32: $(1)/%.c $$(DEPS)
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS) $$(CFLAGS_M32) $$(LDFLAGS) -o $$@ $$< $$(LIBSRC)
+
+$(OUT)/tests/$$(g)/demo.sh: $(1)/demo.sh
+	@mkdir -p $$(@D)
+	cp $$< $$@
+
+$(OUT)/tests/$$(g)/list: $$(src) $(1)/group.conf FORCE
+	@mkdir -p $$(@D)
+	@printf '%s\n' $$(progs) >$$@.tmp
+	@cmp -s $$@.tmp $$@ && rm $$@.tmp || mv $$@.tmp $$@
+
+all: $$($$(g)_targets)
+endef
+
+$(foreach d,$(GROUPS),$(eval $(call group_rules,$(d))))
+
+all: $(OUT)/bin/asuser
+
+%/group.conf: ;
+FORCE:
+.PHONY: all FORCE
+.DELETE_ON_ERROR:
