@@ -33,7 +33,7 @@ loglevel=7
 # make run shows a person warnings and errors, not the whole boot log.
 [ "$mode" = run ] && loglevel=5
 append="console=ttyS0 loglevel=$loglevel panic=-1 rig.mode=$mode rig.variant=$variant rig.shell=$shell"
-[ -n "$groups" ] && append="$append rig.groups=$(echo $groups | tr ' ' ,)"
+[ -n "$groups" ] && append="$append rig.groups=$(echo "$groups" | tr ' ' ,)"
 
 if [ "$mode" = run ]; then
 	# The person sees the console live; it is logged as well.

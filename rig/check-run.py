@@ -34,7 +34,8 @@ KERNEL_REPORTS = [
      "sleep in atomic context"),
     (r"ODEBUG: ", "debugobjects report"),
     (r"VFS: Busy inodes after unmount", "busy inodes after unmount"),
-    (r"Oops: |BUG: unable to handle|general protection fault",
+    (r"Oops: |BUG: unable to handle|BUG: kernel NULL pointer dereference"
+     r"|general protection fault",
      "kernel Oops"),
     (r"kernel BUG at |BUG: ", "kernel BUG"),
     (r"WARNING: |------------\[ cut here \]------------", "kernel WARNING"),

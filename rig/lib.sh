@@ -4,7 +4,7 @@
 RIG_TOP=$(cd "$(dirname "$0")/.." && pwd)
 RIG_BUILD=${RIG_BUILD:-$RIG_TOP/build}
 RIG_TREE=${RIG_TREE:-$RIG_BUILD/linux}
-RIG_LOGS=$RIG_BUILD/logs
+RIG_LOGS=${RIG_LOGS:-$RIG_BUILD/logs}
 RIG_JOBS=${RIG_JOBS:-$(nproc)}
 . "$RIG_TOP/rig/kernel.env"
 
@@ -94,4 +94,15 @@ series_sum() {
 		series_patches
 		for _p in $(series_patches); do cat "$RIG_TOP/patches/$_p"; done
 	) | sha256sum | cut -d' ' -f1
+}
+
+# The groups T names (commas or spaces), or every group: one line,
+# space-separated, each checked to exist.
+rig_selected_groups() {
+	_sel=$(printf '%s\n' "${T:-$(rig_groups)}" | tr ',\n' '  ' | tr -s ' ' | sed 's/^ //; s/ $//')
+	for _g in $_sel; do
+		[ -d "$RIG_TOP/tests/$_g" ] && [ "$_g" != lib ] ||
+			die "T=$_g: no such test group (groups: $(rig_groups | tr '\n' ' '))"
+	done
+	printf '%s\n' "$_sel"
 }

@@ -5,10 +5,9 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-groups=$(echo "${T:-$(rig_groups)}" | tr , ' ')
+groups=$(rig_selected_groups)
 dirs=
 for g in $groups; do
-	[ -d "$RIG_TOP/tests/$g" ] || die "T=$g: no such test group"
 	dirs="$dirs $RIG_TOP/tests/$g"
 done
 v=${VARIANT:-std}

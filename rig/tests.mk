@@ -28,43 +28,42 @@ $(OUT)/bin/asuser: $(TOP)/rig/guest/asuser.c $(DEPS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBSRC)
 
-# group_rules(dir): the programs, list and demo of one group.
+# group_rules(dir,name): the programs, list and demo of one group.
 define group_rules
-g := $(notdir $(1))
-src := $(sort $(wildcard $(1)/*.c))
-m32 := $(shell grep -qsx 'm32=yes' $(1)/group.conf && echo yes)
-progs := $$(patsubst $(1)/%.c,%,$$(src))
-progs += $$(if $$(m32),$$(addsuffix -m32,$$(progs)))
-$$(g)_targets := $$(addprefix $(OUT)/tests/$$(g)/,$$(progs) list)
+$(2)_src := $(sort $(wildcard $(1)/*.c))
+$(2)_progs := $$(patsubst $(1)/%.c,%,$$($(2)_src))
+ifeq ($(shell grep -qsx 'm32=yes' $(1)/group.conf && echo yes),yes)
+$(2)_progs += $$(addsuffix -m32,$$($(2)_progs))
+endif
+$(2)_targets := $$(addprefix $(OUT)/tests/$(2)/,$$($(2)_progs) list)
 ifneq ($(wildcard $(1)/demo.sh),)
-$$(g)_targets += $(OUT)/tests/$$(g)/demo.sh
+$(2)_targets += $(OUT)/tests/$(2)/demo.sh
 endif
 
-$(OUT)/tests/$$(g)/%: $(1)/%.c $$(DEPS)
+$(OUT)/tests/$(2)/%: $(1)/%.c $$(DEPS)
 	@mkdir -p $$(@D)
 	$$(CC) $$(CFLAGS) $$(LDFLAGS) -o $$@ $$< $$(LIBSRC)
 
-$(OUT)/tests/$$(g)/%-m32: $(1)/%.c $$(DEPS)
+$(OUT)/tests/$(2)/%-m32: $(1)/%.c $$(DEPS)
 	@mkdir -p $$(@D)
 	$$(CC) $$(CFLAGS) $$(CFLAGS_M32) $$(LDFLAGS) -o $$@ $$< $$(LIBSRC)
 
-$(OUT)/tests/$$(g)/demo.sh: $(1)/demo.sh
+$(OUT)/tests/$(2)/demo.sh: $(1)/demo.sh
 	@mkdir -p $$(@D)
 	cp $$< $$@
 
-$(OUT)/tests/$$(g)/list: $$(src) $(1)/group.conf FORCE
+$(OUT)/tests/$(2)/list: FORCE
 	@mkdir -p $$(@D)
-	@printf '%s\n' $$(progs) >$$@.tmp
+	@printf '%s\n' $$($(2)_progs) >$$@.tmp
 	@cmp -s $$@.tmp $$@ && rm $$@.tmp || mv $$@.tmp $$@
 
-all: $$($$(g)_targets)
+all: $$($(2)_targets)
 endef
 
-$(foreach d,$(GROUPS),$(eval $(call group_rules,$(d))))
+$(foreach d,$(GROUPS),$(eval $(call group_rules,$(d),$(notdir $(d)))))
 
 all: $(OUT)/bin/asuser
 
-%/group.conf: ;
 FORCE:
 .PHONY: all FORCE
 .DELETE_ON_ERROR:
