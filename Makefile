@@ -29,7 +29,9 @@ check-patches:
 bisect-check:
 	@sh rig/bisect-check.sh
 
+# The log checker's unit tests, then six broken kernels that must each fail.
 rig-selftest:
+	@python3 rig/check-run-test.py
 	@sh rig/selftest.sh
 
 # Keeps build/linux (the git tree) and ccache; drops every build output.

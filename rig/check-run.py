@@ -224,7 +224,8 @@ def total(files):
     p = f = s = 0
     for path in files:
         try:
-            a, b, c = (int(x) for x in open(path).read().split())
+            with open(path) as fh:
+                a, b, c = (int(x) for x in fh.read().split())
         except (OSError, ValueError):
             print(f"no result from {path}")
             f += 1

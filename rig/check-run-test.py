@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""Unit tests of rig/check-run.py on made-up logs: each way a run can go wrong must fail it."""
+
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+CHECK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "check-run.py")
+
+
+def tap_prog(name, results, plan=None, rc=0, end=True):
+    """The TAP stream /init writes for one program."""
+    lines = [f"rig: begin {name}", "TAP version 13",
+             f"1..{len(results) if plan is None else plan}"]
+    for i, r in enumerate(results, 1):
+        lines.append(f"{r} {i} global.t{i}")
+    if end:
+        lines.append(f"rig: end {name} rc={rc}")
+    return lines
+
+
+class CheckRun(unittest.TestCase):
+    def run_check(self, tap, console, progs=("a", "b"), variant="std"):
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(os.path.join(d, "g"))
+            with open(os.path.join(d, "g", "list"), "w") as f:
+                f.write("\n".join(progs) + "\n")
+            with open(os.path.join(d, "tap"), "w") as f:
+                f.write("\r\n".join(tap) + "\r\n")
+            with open(os.path.join(d, "console"), "w") as f:
+                f.write("\n".join(console) + "\n")
+            p = subprocess.run(
+                [sys.executable, CHECK, "--variant", variant, "--tap",
+                 os.path.join(d, "tap"), "--console",
+                 os.path.join(d, "console"), "--groups-dir", d,
+                 "--groups", "g", "--counts", os.path.join(d, "counts")],
+                capture_output=True, text=True)
+            with open(os.path.join(d, "counts")) as f:
+                counts = f.read().split()
+        return p.returncode, p.stdout, [int(c) for c in counts]
+
+    def good_tap(self):
+        return tap_prog("g/a", ["ok", "ok"]) + tap_prog("g/b", ["ok"]) + ["rig: done"]
+
+    def test_all_pass(self):
+        rc, out, counts = self.run_check(self.good_tap(), ["rig: boot"])
+        self.assertEqual(0, rc, out)
+        self.assertEqual([3, 0, 0], counts)
+        self.assertIn("PASS std   g/a.t1", out)
+        self.assertTrue(out.rstrip().endswith("std kernel: 3 passed, 0 failed"))
+
+    def test_not_ok_fails(self):
+        tap = tap_prog("g/a", ["ok", "not ok"]) + tap_prog("g/b", ["ok"]) + ["rig: done"]
+        rc, out, counts = self.run_check(tap, [])
+        self.assertEqual(1, rc)
+        self.assertEqual([2, 1, 0], counts)
+        self.assertIn("FAIL std   g/a.t2: failed", out)
+
+    def test_skip_is_counted_not_failed(self):
+        tap = tap_prog("g/a", ["ok", "ok"]) + tap_prog("g/b", []) + ["rig: done"]
+        tap[tap.index("1..0")] = "1..1"
+        tap.insert(tap.index("rig: end g/b rc=0"), "ok 1 global.x # SKIP no device")
+        rc, out, counts = self.run_check(tap, [])
+        self.assertEqual(0, rc, out)
+        self.assertEqual([2, 0, 1], counts)
+        self.assertIn("std kernel: 2 passed, 0 failed, 1 skipped", out)
+
+    def test_program_that_did_not_run_fails(self):
+        tap = tap_prog("g/a", ["ok", "ok"]) + ["rig: done"]
+        rc, out, _ = self.run_check(tap, [])
+        self.assertEqual(1, rc)
+        self.assertIn("g/b: did not run", out)
+
+    def test_fewer_results_than_planned_fails(self):
+        tap = tap_prog("g/a", ["ok"], plan=2) + tap_prog("g/b", ["ok"]) + ["rig: done"]
+        rc, out, _ = self.run_check(tap, [])
+        self.assertEqual(1, rc)
+        self.assertIn("g/a: 2 tests planned, 1 reported", out)
+
+    def test_no_plan_fails(self):
+        tap = ["rig: begin g/a", "rig: end g/a rc=127"] + tap_prog("g/b", ["ok"]) + ["rig: done"]
+        rc, out, _ = self.run_check(tap, [])
+        self.assertEqual(1, rc)
+        self.assertIn("g/a: printed no TAP plan (exit 127)", out)
+
+    def test_bad_exit_after_passing_fails(self):
+        tap = tap_prog("g/a", ["ok", "ok"], rc=1) + tap_prog("g/b", ["ok"]) + ["rig: done"]
+        rc, out, _ = self.run_check(tap, [])
+        self.assertEqual(1, rc)
+        self.assertIn("g/a: exited with status 1 after all tests passed", out)
+
+    def test_unfinished_program_and_guest_fail(self):
+        tap = tap_prog("g/a", ["ok"], plan=2, end=False)
+        rc, out, _ = self.run_check(tap, ["rig: QEMU killed after 20s timeout"])
+        self.assertEqual(1, rc)
+        self.assertIn("g/a: did not finish", out)
+        self.assertIn("guest: hung: QEMU killed at the timeout", out)
+        self.assertIn("last 50 lines", out)
+
+    def test_kernel_reports_fail_and_name_the_test(self):
+        for line, what in [
+            ("[ 1.0] WARNING: CPU: 0 PID: 1 at fs/x.c:1 f+0x1/0x2", "kernel WARNING"),
+            ("[ 1.0] BUG: KASAN: slab-use-after-free in f+0x1/0x2", "KASAN report"),
+            ("[ 1.0] UBSAN: shift-out-of-bounds in x.c:3:4", "UBSAN report"),
+            ("[ 1.0] WARNING: possible circular locking dependency detected", "lockdep report"),
+            ("unreferenced object 0xffff888001234000 (size 128):", "kmemleak: leaked object"),
+            ("[ 1.0] VFS: Busy inodes after unmount of tmpfs (tmpfs)", "busy inodes after unmount"),
+            ("[ 1.0] Oops: general protection fault, probably for non-canonical", "kernel Oops"),
+            ("[ 1.0] BUG: kernel NULL pointer dereference, address: 0", "kernel Oops"),
+            ("[ 1.0] kernel BUG at mm/slub.c:1!", "kernel BUG"),
+            ("[ 1.0] Kernel panic - not syncing: x", "kernel panic"),
+            ("[ 1.0] ODEBUG: free active (active state 0) object", "debugobjects report"),
+            ("[ 1.0] BUG: sleeping function called from invalid context at x", "sleep in atomic context"),
+        ]:
+            with self.subTest(what=what):
+                console = ["rig: begin g/b", line, "rig: end g/b rc=0"]
+                rc, out, _ = self.run_check(self.good_tap(), console)
+                self.assertEqual(1, rc, out)
+                self.assertIn(f"FAIL std   kernel: {what} during g/b", out)
+
+    def test_debug_run_without_kmemleak_scan_fails(self):
+        rc, out, _ = self.run_check(self.good_tap(), [], variant="debug")
+        self.assertEqual(1, rc)
+        self.assertIn("did not complete its kmemleak scan", out)
+        rc, out, _ = self.run_check(self.good_tap(), ["rig: kmemleak done"], variant="debug")
+        self.assertEqual(0, rc, out)
+
+    def test_total_adds_runs(self):
+        with tempfile.TemporaryDirectory() as d:
+            a, b = os.path.join(d, "a"), os.path.join(d, "b")
+            for path, text in ((a, "3 0 0\n"), (b, "2 1 1\n")):
+                with open(path, "w") as f:
+                    f.write(text)
+            p = subprocess.run([sys.executable, CHECK, "--total", a, b],
+                               capture_output=True, text=True)
+        self.assertEqual(1, p.returncode)
+        self.assertEqual("5 passed, 1 failed, 1 skipped", p.stdout.strip())
+
+
+if __name__ == "__main__":
+    unittest.main()
