@@ -25,7 +25,7 @@ rm -f "$console" "$tap"
 
 # KASAN's shadow and kmemleak's pool want more room than the small kernel.
 mem=256
-[ "$variant" = debug ] && mem=768
+[ "$variant" = debug ] && mem=384
 
 shell=0
 [ "$mode" = run ] && [ -t 0 ] && [ -t 1 ] && shell=1
@@ -34,6 +34,12 @@ loglevel=7
 [ "$mode" = run ] && loglevel=5
 append="console=ttyS0 loglevel=$loglevel panic=-1 rig.mode=$mode rig.variant=$variant rig.shell=$shell"
 [ -n "$groups" ] && append="$append rig.groups=$(echo "$groups" | tr ' ' ,)"
+# The groups' own kernel parameters (group.conf cmdline=), then the caller's.
+for g in $groups; do
+	f=$RIG_BUILD/guest/tests/$g/cmdline
+	[ -s "$f" ] && append="$append $(tr '\n' ' ' <"$f")"
+done
+[ -n "${RIG_APPEND:-}" ] && append="$append $RIG_APPEND"
 
 if [ "$mode" = run ]; then
 	# The person sees the console live; it is logged as well.

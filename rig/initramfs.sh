@@ -22,12 +22,16 @@ for applet in $($busybox --list-full); do
 done
 install -m 0755 "$RIG_TOP/rig/guest/init" init
 install -m 0644 "$RIG_TOP/rig/guest/passwd" "$RIG_TOP/rig/guest/group" etc/
-install -m 0755 "$guest/bin/asuser" bin/asuser
+install -s -m 0755 "$guest/bin/asuser" bin/asuser
 cp "$out/include/config/kernel.release" etc/rig/kernel.release
 for dir in "$@"; do
 	g=$(basename "$dir")
 	[ -f "$guest/tests/$g/list" ] || die "group $g has no programs built in $guest/tests/$g"
 	cp -r "$guest/tests/$g" tests/
+	# Debug info stays in build/guest (for gdb); the guest unpacks less.
+	for f in "tests/$g"/*; do
+		[ -x "$f" ] && strip "$f"
+	done
 	if [ -d "$dir/modules" ]; then
 		mkdir -p "modules/$g"
 		cp "$RIG_BUILD/mod-$variant/$g"/*.ko "modules/$g/"

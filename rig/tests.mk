@@ -4,7 +4,8 @@
 #
 # A group is a directory of *.c test programs.  Its optional group.conf may
 # say "m32=yes": every test is then also built with gcc -m32 as NAME-m32,
-# so the compat system-call path gets the same tests.  The programs of a group
+# so the compat system-call path gets the same tests; and "cmdline=ARGS":
+# ARGS go on the kernel command line of every boot that runs the group.  The programs of a group
 # run in the order of $(OUT)/tests/<group>/list.
 
 CC ?= gcc
@@ -56,6 +57,7 @@ $(OUT)/tests/$(2)/list: FORCE
 	@mkdir -p $$(@D)
 	@printf '%s\n' $$($(2)_progs) >$$@.tmp
 	@cmp -s $$@.tmp $$@ && rm $$@.tmp || mv $$@.tmp $$@
+	@sed -n 's/^cmdline=//p' $(1)/group.conf 2>/dev/null >$$(@D)/cmdline || :
 
 all: $$($(2)_targets)
 endef
