@@ -182,8 +182,9 @@ def check(args):
         if m:
             test_at = m.group(1)
             continue
-        if END_RE.search(l):
-            test_at = "between tests"
+        m = END_RE.search(l)
+        if m:
+            test_at = f"the time after {m.group(1)}"
             continue
         for rx, what in KERNEL_RE:
             if rx.search(l):

@@ -1,19 +1,36 @@
 // SPDX-License-Identifier: GPL-2.0
-/* rig self-test: allocates on load and forgets the pointer, for kmemleak to report. */
+/*
+ * rig self-test: allocates on load and forgets the pointers, for kmemleak to
+ * report.  Several objects, because the last pointer can stay behind in a
+ * cached (not cleared) task stack, which kmemleak scans and takes for a
+ * reference.
+ */
 #include <linux/init.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
-static int __init rig_leak_init(void)
-{
-	char *volatile p;
+#define RIG_LEAKS	8
 
-	p = kmalloc(128, GFP_KERNEL);
+static noinline int rig_leak_one(void)
+{
+	char *p = kmalloc(128, GFP_KERNEL);
+
 	if (!p)
 		return -ENOMEM;
 	memset(p, 0x5a, 128);
-	p = NULL;
+	return 0;
+}
+
+static int __init rig_leak_init(void)
+{
+	int i, err;
+
+	for (i = 0; i < RIG_LEAKS; i++) {
+		err = rig_leak_one();
+		if (err)
+			return err;
+	}
 	return 0;
 }
 
@@ -23,5 +40,5 @@ static void __exit rig_leak_exit(void)
 
 module_init(rig_leak_init);
 module_exit(rig_leak_exit);
-MODULE_DESCRIPTION("rig self-test: leaks an allocation");
+MODULE_DESCRIPTION("rig self-test: leaks allocations");
 MODULE_LICENSE("GPL");
