@@ -3,7 +3,7 @@
 #   make run            build everything, boot the patched kernel, demo each group
 #   make test           build everything, run every test group on std and debug
 #   make test T=smoke VARIANT=std    one group, one kernel
-#   make tree | export | check-patches | bisect-check | rig-selftest | deps | clean
+#   make tree | export | check-patches | bisect-check | rig-selftest | timings | deps | clean
 
 SHELL := /bin/sh
 export T VARIANT TIMEOUT FORCE
@@ -34,8 +34,12 @@ rig-selftest:
 	@python3 rig/check-run-test.py
 	@sh rig/selftest.sh
 
+# The README's figures; --cold also builds both kernels with ccache off.
+timings:
+	@sh rig/timings.sh $(if $(COLD),--cold)
+
 # Keeps build/linux (the git tree) and ccache; drops every build output.
 clean:
 	rm -rf build/out-* build/mod-* build/guest build/root-* build/initramfs-* build/logs
 
-.PHONY: run test deps tree export check-patches bisect-check rig-selftest clean
+.PHONY: run test deps tree export check-patches bisect-check rig-selftest timings clean
