@@ -106,3 +106,16 @@ rig_selected_groups() {
 	done
 	printf '%s\n' "$_sel"
 }
+
+# The directories of the groups given as arguments, space-separated.
+rig_group_dirs() {
+	for _g in "$@"; do
+		printf '%s ' "$RIG_TOP/tests/$_g"
+	done
+}
+
+# The set-up every entry point starts with: packages, then the kernel tree.
+rig_setup() {
+	stage "packages" sh "$RIG_TOP/rig/deps.sh"
+	stage "kernel tree" sh "$RIG_TOP/rig/tree.sh" --ensure
+}

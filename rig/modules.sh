@@ -15,9 +15,7 @@ for dir in "$@"; do
 	# variant (rsync keeps mtimes, so rebuilds stay incremental).
 	m=$RIG_BUILD/mod-$variant/$g
 	mkdir -p "$m"
-	rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='.*' \
-		--exclude='*.mod*' --exclude=Kbuild --exclude=modules.order \
-		--exclude=Module.symvers "$dir/modules/" "$m/"
+	rsync -a --delete --include='*.[ch]' --exclude='*' "$dir/modules/" "$m/"
 	objs=
 	for c in "$dir"/modules/*.c; do
 		objs="$objs $(basename "$c" .c).o"

@@ -6,15 +6,12 @@ set -eu
 . "$(dirname "$0")/lib.sh"
 
 groups=$(rig_selected_groups)
-dirs=
-for g in $groups; do
-	dirs="$dirs $RIG_TOP/tests/$g"
-done
+# shellcheck disable=SC2086
+dirs=$(rig_group_dirs $groups)
 v=${VARIANT:-std}
 case $v in std | debug) ;; *) die "VARIANT=$v: make run boots one kernel, std or debug" ;; esac
 
-stage "packages" sh "$RIG_TOP/rig/deps.sh"
-stage "kernel tree" sh "$RIG_TOP/rig/tree.sh" --ensure
+rig_setup
 # shellcheck disable=SC2086
 sh "$RIG_TOP/rig/prepare.sh" "$v" $dirs
 echo "booting $(cat "$RIG_BUILD/out-$v/include/config/kernel.release") in QEMU (console log: $RIG_LOGS/console-$v.log)"

@@ -14,8 +14,7 @@ leak           debug  300  ^FAIL debug +kernel: kmemleak: leaked object
 '
 dir=$RIG_TOP/rig/selftest
 
-stage "packages" sh "$RIG_TOP/rig/deps.sh"
-stage "kernel tree" sh "$RIG_TOP/rig/tree.sh" --ensure
+rig_setup
 
 caught=0
 missed=0

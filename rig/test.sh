@@ -7,14 +7,11 @@ set -eu
 . "$(dirname "$0")/lib.sh"
 
 groups=$(rig_selected_groups)
-dirs=
-for g in $groups; do
-	dirs="$dirs $RIG_TOP/tests/$g"
-done
+# shellcheck disable=SC2086
+dirs=$(rig_group_dirs $groups)
 variants=$(rig_variants)
 
-stage "packages" sh "$RIG_TOP/rig/deps.sh"
-stage "kernel tree" sh "$RIG_TOP/rig/tree.sh" --ensure
+rig_setup
 
 fail=0
 counts=
