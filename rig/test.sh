@@ -18,7 +18,7 @@ counts=
 for v in $variants; do
 	# shellcheck disable=SC2086
 	sh "$RIG_TOP/rig/prepare.sh" "$v" $dirs
-	timeout=${TIMEOUT:-$([ "$v" = debug ] && echo 600 || echo 300)}
+	timeout=${TIMEOUT:-$([ "$v" = debug ] && echo 1200 || echo 600)}
 	stage "boot and test ($v)" sh "$RIG_TOP/rig/boot.sh" "$v" test "$groups" "$timeout"
 	python3 "$RIG_TOP/rig/check-run.py" --variant "$v" \
 		--tap "$RIG_LOGS/tap-$v.log" --console "$RIG_LOGS/console-$v.log" \

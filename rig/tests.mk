@@ -4,7 +4,8 @@
 #
 # A group is a directory of *.c test programs.  Its optional group.conf may
 # say "m32=yes": every test is then also built with gcc -m32 as NAME-m32,
-# so the compat system-call path gets the same tests; and "cmdline=ARGS":
+# so the compat system-call path gets the same tests, except the programs
+# named on a "no-m32=NAME..." line; and "cmdline=ARGS":
 # ARGS go on the kernel command line of every boot that runs the group.  The programs of a group
 # run in the order of $(OUT)/tests/<group>/list.
 
@@ -34,7 +35,8 @@ define group_rules
 $(2)_src := $(sort $(wildcard $(1)/*.c))
 $(2)_progs := $$(patsubst $(1)/%.c,%,$$($(2)_src))
 ifeq ($(shell grep -qsx 'm32=yes' $(1)/group.conf && echo yes),yes)
-$(2)_progs += $$(addsuffix -m32,$$($(2)_progs))
+$(2)_progs += $$(addsuffix -m32,$$(filter-out \
+	$(shell sed -n 's/^no-m32=//p' $(1)/group.conf 2>/dev/null),$$($(2)_progs)))
 endif
 $(2)_targets := $$(addprefix $(OUT)/tests/$(2)/,$$($(2)_progs) list)
 ifneq ($(wildcard $(1)/demo.sh),)
