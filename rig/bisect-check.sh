@@ -21,7 +21,12 @@ for c in $commits; do
 	git -C "$wt" checkout -q "$c"
 	printf '[%d] %s ... ' "$i" "$(git -C "$wt" log -1 --format=%s)"
 	t0=$(now)
-	if RIG_TREE=$wt RIG_OUT=$out sh "$RIG_TOP/rig/build-kernel.sh" std >"$RIG_LOGS/bisect-$i.log" 2>&1; then
+	# A fragment may name options that only a later patch adds: check that
+	# every option landed only for the whole series.
+	check=0
+	[ "$c" = "$(git -C "$RIG_TREE" rev-parse HEAD)" ] && check=1
+	if RIG_TREE=$wt RIG_OUT=$out RIG_CHECK_CONFIG=$check sh "$RIG_TOP/rig/build-kernel.sh" std \
+		>"$RIG_LOGS/bisect-$i.log" 2>&1; then
 		echo "builds ($(elapsed "$t0")s)"
 	else
 		echo "FAILS to build: $RIG_LOGS/bisect-$i.log"

@@ -15,7 +15,7 @@ echo "  echo 9,8 > /sys/module/sysparams_test/parameters/p_array"
 echo 9,8 >/sys/module/sysparams_test/parameters/p_array
 echo "  cat /sys/parameters/sysparams_test/p_array: $(cat /sys/parameters/sysparams_test/p_array)"
 echo "  echo 7,x > /sys/parameters/sysparams_test/p_array (rejected):"
-echo 7,x >/sys/parameters/sysparams_test/p_array 2>&1 | sed 's/^/    /'
+(echo 7,x >/sys/parameters/sysparams_test/p_array) 2>&1 | sed 's/^/    /'
 echo "  cat /sys/parameters/sysparams_test/p_array: $(cat /sys/parameters/sysparams_test/p_array)"
 rmmod sysparams_test
 echo "rmmod sysparams_test: /sys/parameters/sysparams_test $(test -e /sys/parameters/sysparams_test && echo 'is still there' || echo 'is gone')"
