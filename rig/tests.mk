@@ -5,7 +5,9 @@
 # A group is a directory of *.c test programs.  Its optional group.conf may
 # say "m32=yes": every test is then also built with gcc -m32 as NAME-m32,
 # so the compat system-call path gets the same tests, except the programs
-# named on a "no-m32=NAME..." line; and "cmdline=ARGS":
+# named on a "no-m32=NAME..." line; "selftests=PATH..." also runs the
+# tree's tools/testing/selftests/PATH.c (64-bit, as selftest-NAME, linked
+# with "selftests-libs=..."); and "cmdline=ARGS":
 # ARGS go on the kernel command line of every boot that runs the group.  The programs of a group
 # run in the order of $(OUT)/tests/<group>/list.
 
@@ -30,6 +32,16 @@ $(OUT)/bin/asuser: $(TOP)/rig/guest/asuser.c $(DEPS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBSRC)
 
+# selftest_rule(name,path,dir): the tree's tools/testing/selftests/PATH.c,
+# built static and 64-bit only as selftest-NAME, with the group's
+# "selftests-libs=" (upstream code: its own warnings are not ours to fail on).
+define selftest_rule
+$(OUT)/tests/$(1)/selftest-$(notdir $(2)): $(SELFTESTS)/$(2).c $$(DEPS)
+	@mkdir -p $$(@D)
+	$$(CC) -O2 -g -I$(HDR) -I$(SELFTESTS) $$(LDFLAGS) -o $$@ $$< \
+		$(shell sed -n 's/^selftests-libs=//p' $(3)/group.conf 2>/dev/null)
+endef
+
 # group_rules(dir,name): the programs, list and demo of one group.
 define group_rules
 $(2)_src := $(sort $(wildcard $(1)/*.c))
@@ -38,7 +50,10 @@ ifeq ($(shell grep -qsx 'm32=yes' $(1)/group.conf && echo yes),yes)
 $(2)_progs += $$(addsuffix -m32,$$(filter-out \
 	$(shell sed -n 's/^no-m32=//p' $(1)/group.conf 2>/dev/null),$$($(2)_progs)))
 endif
+$(2)_selftests := $(shell sed -n 's/^selftests=//p' $(1)/group.conf 2>/dev/null)
+$(2)_progs += $$(addprefix selftest-,$$(notdir $$($(2)_selftests)))
 $(2)_targets := $$(addprefix $(OUT)/tests/$(2)/,$$($(2)_progs) list)
+$$(foreach t,$$($(2)_selftests),$$(eval $$(call selftest_rule,$(2),$$(t),$(1))))
 ifneq ($(wildcard $(1)/demo.sh),)
 $(2)_targets += $(OUT)/tests/$(2)/demo.sh
 endif
