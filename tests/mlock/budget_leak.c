@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
+#include "mlock_test.h"
 #include "unpriv.h"
 
 #define LIMIT_PAGES	16
@@ -29,21 +30,6 @@ static int set_memlock(rlim_t bytes)
 	struct rlimit rl = { .rlim_cur = bytes, .rlim_max = HARD_LIMIT };
 
 	return setrlimit(RLIMIT_MEMLOCK, &rl);
-}
-
-static long vmlck_kb(void)
-{
-	char line[128];
-	long kb = -1;
-	FILE *f = fopen("/proc/self/status", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmLck: %ld kB", &kb) == 1)
-			break;
-	fclose(f);
-	return kb;
 }
 
 FIXTURE(user) {

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
+#include "mlock_test.h"
 #include "unpriv.h"
 
 #ifndef MLOCK_ONFAULT
@@ -27,22 +28,6 @@
 #define LIMIT_PAGES 16
 
 static long page;
-
-/* VmLck of this process in kB, or -1. */
-static long vmlck_kb(void)
-{
-	char line[128];
-	long kb = -1;
-	FILE *f = fopen("/proc/self/status", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmLck: %ld kB", &kb) == 1)
-			break;
-	fclose(f);
-	return kb;
-}
 
 static int set_memlock(rlim_t bytes)
 {
