@@ -22,7 +22,10 @@ for applet in $($busybox --list-full); do
 done
 install -m 0755 "$RIG_TOP/rig/guest/init" init
 install -m 0644 "$RIG_TOP/rig/guest/passwd" "$RIG_TOP/rig/guest/group" etc/
-install -s -m 0755 "$guest/bin/asuser" bin/asuser
+# asuser and the features' tools (tools/*).
+for f in "$guest"/bin/*; do
+	install -s -m 0755 "$f" "bin/${f##*/}"
+done
 cp "$out/include/config/kernel.release" etc/rig/kernel.release
 for dir in "$@"; do
 	g=$(basename "$dir")

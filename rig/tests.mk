@@ -1,4 +1,4 @@
-# Build the guest's static programs: the test groups' tests (64-bit, and -m32 where a group asks) and the rig's guest tools.
+# Build the guest's static programs: the test groups' tests (64-bit, and -m32 where a group asks), the rig's guest tools and the features' tools.
 #
 # make -f rig/tests.mk TOP=<repo> OUT=<dir> HDR=<uapi include dir> GROUPS="<group dir>..."
 #
@@ -80,6 +80,17 @@ all: $$($(2)_targets)
 endef
 
 $(foreach d,$(GROUPS),$(eval $(call group_rules,$(d),$(notdir $(d)))))
+
+# The user-space tools shipped with the features: tools/NAME/NAME.c, standalone
+# (no test library), installed in the guest as /bin/NAME.
+TOOLS := $(notdir $(wildcard $(TOP)/tools/*))
+define tool_rule
+$(OUT)/bin/$(1): $(TOP)/tools/$(1)/$(1).c $(OUT)/headers.stamp
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS) $$(LDFLAGS) -o $$@ $$<
+endef
+$(foreach t,$(TOOLS),$(eval $(call tool_rule,$(t))))
+all: $(addprefix $(OUT)/bin/,$(TOOLS))
 
 all: $(OUT)/bin/asuser
 
