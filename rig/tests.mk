@@ -22,7 +22,7 @@ LDFLAGS := -static
 LIBSRC := $(wildcard $(TOP)/tests/lib/*.c)
 LIBHDR := $(wildcard $(TOP)/tests/lib/*.h)
 # Every program is rebuilt when the harness, the test library or the
-# installed uapi headers change.
+# installed uapi headers change, and a group's programs when its own *.h do.
 DEPS := $(LIBSRC) $(LIBHDR) $(SELFTESTS)/kselftest_harness.h $(SELFTESTS)/kselftest.h \
 	$(OUT)/headers.stamp
 
@@ -58,11 +58,13 @@ ifneq ($(wildcard $(1)/demo.sh),)
 $(2)_targets += $(OUT)/tests/$(2)/demo.sh
 endif
 
-$(OUT)/tests/$(2)/%: $(1)/%.c $$(DEPS)
+$(2)_hdr := $(wildcard $(1)/*.h)
+
+$(OUT)/tests/$(2)/%: $(1)/%.c $$(DEPS) $$($(2)_hdr)
 	@mkdir -p $$(@D)
 	$$(CC) $$(CFLAGS) $$(LDFLAGS) -o $$@ $$< $$(LIBSRC)
 
-$(OUT)/tests/$(2)/%-m32: $(1)/%.c $$(DEPS)
+$(OUT)/tests/$(2)/%-m32: $(1)/%.c $$(DEPS) $$($(2)_hdr)
 	@mkdir -p $$(@D)
 	$$(CC) $$(CFLAGS) $$(CFLAGS_M32) $$(LDFLAGS) -o $$@ $$< $$(LIBSRC)
 
