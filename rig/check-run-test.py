@@ -120,6 +120,45 @@ class CheckRun(unittest.TestCase):
                 self.assertEqual(1, rc, out)
                 self.assertIn(f"FAIL std   kernel: {what} during g/b", out)
 
+    def warn_block(self, text):
+        return ["[ 1.0] ------------[ cut here ]------------",
+                f"[ 1.0] {text}",
+                "[ 1.0] WARNING: CPU: 0 PID: 1 at kernel/x.c:1 f+0x1/0x2",
+                "[ 1.0] Call Trace:",
+                "[ 1.0] ---[ end trace 0000000000000000 ]---"]
+
+    def test_expected_warning_passes(self):
+        console = (["rig: begin g/b", "[ 1.0] rig: expect-warning bad flags"]
+                   + self.warn_block("bad flags 0x2") + ["rig: end g/b rc=0"])
+        rc, out, _ = self.run_check(self.good_tap(), console)
+        self.assertEqual(0, rc, out)
+
+    def test_second_or_other_warning_fails(self):
+        for extra in ("bad flags 0x4", "something else"):
+            with self.subTest(extra=extra):
+                console = (["rig: begin g/b", "[ 1.0] rig: expect-warning bad flags"]
+                           + self.warn_block("bad flags 0x2")
+                           + self.warn_block(extra) + ["rig: end g/b rc=0"])
+                rc, out, _ = self.run_check(self.good_tap(), console)
+                self.assertEqual(1, rc, out)
+                self.assertIn("FAIL std   kernel: kernel WARNING during g/b", out)
+
+    def test_expected_warning_that_never_comes_fails(self):
+        for end in (["rig: end g/b rc=0"], []):
+            with self.subTest(end=end):
+                console = ["rig: begin g/b", "[ 1.0] rig: expect-warning bad flags"] + end
+                rc, out, _ = self.run_check(self.good_tap(), console)
+                self.assertEqual(1, rc, out)
+                self.assertIn("expected warning 'bad flags' did not come during g/b", out)
+
+    def test_failed_freeze_fails(self):
+        console = ["rig: begin g/b",
+                   "[ 1.0] Freezing remaining freezable tasks failed after 20.005 seconds"
+                   " (1 tasks refusing to freeze, wq_busy=0):", "rig: end g/b rc=0"]
+        rc, out, _ = self.run_check(self.good_tap(), console)
+        self.assertEqual(1, rc, out)
+        self.assertIn("FAIL std   kernel: freezer failure during g/b", out)
+
     def test_debug_run_without_kmemleak_scan_fails(self):
         rc, out, _ = self.run_check(self.good_tap(), [], variant="debug")
         self.assertEqual(1, rc)

@@ -8,7 +8,10 @@ check-run.py --total FILE...
 Prints one line per test and, last, "N passed, N failed[, N skipped]";
 exits 1 if any test failed or was missing, the guest did not finish, or the
 kernel reported a problem (BUG, Oops, WARNING, panic, lockdep, KASAN, UBSAN,
-kmemleak, debugobjects, busy inodes).  --counts writes the three numbers for
+kmemleak, debugobjects, busy inodes, a failed freeze).  A test that provokes
+a kernel warning on purpose first logs "rig: expect-warning TEXT" to
+/dev/kmsg: the next warning whose report names TEXT is then expected and
+not a failure, and an expected warning that never comes is.  --counts writes the three numbers for
 --total, which adds up several runs into one closing line.
 """
 
@@ -40,6 +43,7 @@ KERNEL_REPORTS = [
     (r"kernel BUG at |BUG: ", "kernel BUG"),
     (r"WARNING: |------------\[ cut here \]------------", "kernel WARNING"),
     (r"INFO: task .* blocked for more than", "hung task"),
+    (r"Freezing .* (failed|aborted) after", "freezer failure"),
     (r"rcu: INFO: .*detected stalls", "RCU stall"),
     (r"list_(add|del) corruption", "list corruption"),
 ]
@@ -48,6 +52,9 @@ KERNEL_RE = [(re.compile(p), what) for p, what in KERNEL_REPORTS]
 RESULT_RE = re.compile(r"^(ok|not ok) (\d+) ?-? ?([^#]*?)\s*(?:#\s*(\S+)\s*(.*))?$")
 PLAN_RE = re.compile(r"^1\.\.(\d+)")
 BEGIN_RE = re.compile(r"^rig: begin (\S+)$")
+EXPECT_RE = re.compile(r"rig: expect-warning (.+)$")
+CUT_RE = re.compile(r"------------\[ cut here \]------------")
+WARN_RE = re.compile(r"WARNING: ")
 END_RE = re.compile(r"^rig: end (\S+) rc=(\d+)$")
 
 
@@ -177,6 +184,8 @@ def check(args):
     # The kernel's own reports, named with the test that was running.
     test_at = "boot"
     reports = []
+    expected = []   # (text, test) of warnings announced and not yet seen
+    skip = set()    # console lines of an expected warning's report
     for i, l in enumerate(console):
         m = BEGIN_RE.search(l)
         if m:
@@ -184,12 +193,33 @@ def check(args):
             continue
         m = END_RE.search(l)
         if m:
+            for text, t in expected:
+                reports.append((f"expected warning '{text}' did not come", t, i))
+            expected = []
             test_at = f"the time after {m.group(1)}"
             continue
+        m = EXPECT_RE.search(l)
+        if m:
+            expected.append((m.group(1).strip(), test_at))
+            continue
+        if i in skip:
+            continue
+        if expected and CUT_RE.search(l):
+            block = console[i:i + 4]
+            hit = next((e for e in expected
+                        if any(e[0] in b for b in block[1:])), None)
+            if hit:
+                expected.remove(hit)
+                skip.update(i + j for j, b in enumerate(block)
+                            if WARN_RE.search(b))
+                continue
         for rx, what in KERNEL_RE:
             if rx.search(l):
                 reports.append((what, test_at, i))
                 break
+    for text, t in expected:
+        reports.append((f"expected warning '{text}' did not come", t,
+                        len(console) - 1))
     done_reported = set()
     for what, test_at, i in reports:
         if (what, test_at) in done_reported:
