@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * 100 freeze cycles in a row while a thread keeps creating and stopping
+ * freezable and non-freezable threads, kthread workers and workqueues:
+ * every cycle freezes (no EBUSY, no "Freezing ... failed"), the churn goes
+ * on between them, and nothing freezable ran in any of the 100 windows.
+ */
+#include "kselftest_harness.h"
+#include "freezer_test.h"
+
+#define CYCLES 100
+
+FIXTURE(cycles) {
+};
+
+FIXTURE_SETUP(cycles)
+{
+	ASSERT_EQ(0, probe_load());
+}
+
+FIXTURE_TEARDOWN(cycles)
+{
+	EXPECT_EQ(0, probe_unload());
+}
+
+TEST_F(cycles, hundred_freezes_with_threads_coming_and_going)
+{
+	struct probe_report r;
+	int failed_before;
+	int i, err = 0;
+	static const char *const held_back[] = {
+		"fzp_thread_frz", "fzp_thread_late", "fzp_worker_frz", "fzwqf",
+	};
+
+	failed_before = kmsg_count(" failed after ");
+	ASSERT_LE(0, failed_before);
+	ASSERT_EQ(0, probe_ctl("churn on"));
+	for (i = 0; i < CYCLES && !err; i++)
+		err = freeze_cycle(0);
+	EXPECT_EQ(0, probe_ctl("churn off"));
+	ASSERT_EQ(0, err) TH_LOG("cycle %d of %d failed: %d", i, CYCLES, err);
+
+	ASSERT_EQ(0, probe_read(&r));
+	EXPECT_EQ(CYCLES, r.windows);
+	EXPECT_EQ(0, r.churn_errors);
+	/* The churn made progress between the freezes. */
+	EXPECT_LT(0, r.churn_rounds);
+	for (i = 0; i < 4; i++) {
+		const struct actor *a = find_actor(&r, held_back[i]);
+
+		ASSERT_NE(NULL, a);
+		EXPECT_EQ(0, a->runs_in_window)
+			TH_LOG("%s ran %d times inside the windows", a->name,
+			       a->runs_in_window);
+	}
+	EXPECT_EQ(failed_before, kmsg_count(" failed after "));
+}
+
+TEST_HARNESS_MAIN

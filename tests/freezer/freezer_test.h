@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The freezer tests' common part: loading freezer_probe, running a suspend
+ * cycle that stops after freezing (pm_test=freezer), and reading what the
+ * module and /sys/kernel/debug/freezer report.
+ */
+#ifndef FREEZER_TEST_H
+#define FREEZER_TEST_H
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kmod.h"
+#include "kmsg.h"
+#include "sysfs_file.h"
+
+#define PROBE_DIR "/sys/kernel/debug/freezer_probe"
+#define PROBE_CTL PROBE_DIR "/ctl"
+#define PROBE_REPORT PROBE_DIR "/report"
+#define FREEZER_LIST "/sys/kernel/debug/freezer"
+#define PM_TEST_DELAY "/sys/module/suspend/parameters/pm_test_delay"
+
+#define MAX_ACTORS 16
+#define MAX_SPAWNS 8
+#define NAME_LEN 64
+
+struct actor {
+	char name[NAME_LEN];
+	int freezable;
+	int runs;
+	int runs_in_window;
+	int frozen_at_thaw;	/* -1: not a task of its own */
+};
+
+struct spawn {
+	char name[NAME_LEN];
+	int err;
+	int created_in_window;
+	unsigned long long created_ns;
+	unsigned long long first_run_ns;
+	int ran_in_window;
+	int frozen_at_thaw;
+};
+
+struct probe_report {
+	unsigned int windows;
+	unsigned long long open_ns, close_ns;
+	struct actor actors[MAX_ACTORS];
+	int nr_actors;
+	struct spawn spawns[MAX_SPAWNS];
+	int nr_spawns;
+	unsigned int invalid_flags;
+	int invalid_err;
+	int invalid_ran;
+	int churn_rounds;
+	int churn_errors;
+};
+
+static inline int probe_load(void)
+{
+	/* A test that failed an assertion may not have unloaded it. */
+	unload_module("freezer_probe");
+	if (load_module(RIG_MODULE_PATH("freezer", "freezer_probe"), ""))
+		return -errno;
+	return 0;
+}
+
+static inline int probe_unload(void)
+{
+	return unload_module("freezer_probe") ? -errno : 0;
+}
+
+static inline int probe_ctl(const char *cmd)
+{
+	return sysfs_write(PROBE_CTL, cmd);
+}
+
+/* Parse the module's report; 0, or -errno / -EPROTO on a line we can't read. */
+static inline int probe_read(struct probe_report *r)
+{
+	char line[256];
+	FILE *f = fopen(PROBE_REPORT, "r");
+	int err = 0;
+
+	if (!f)
+		return -errno;
+	memset(r, 0, sizeof(*r));
+	while (fgets(line, sizeof(line), f)) {
+		struct actor *a = &r->actors[r->nr_actors];
+		struct spawn *s = &r->spawns[r->nr_spawns];
+
+		if (sscanf(line, "windows %u", &r->windows) == 1)
+			continue;
+		if (sscanf(line, "window %llu %llu", &r->open_ns, &r->close_ns) == 2)
+			continue;
+		if (r->nr_actors < MAX_ACTORS &&
+		    sscanf(line, "actor %63s %d %d %d %d", a->name, &a->freezable,
+			   &a->runs, &a->runs_in_window, &a->frozen_at_thaw) == 5) {
+			r->nr_actors++;
+			continue;
+		}
+		if (r->nr_spawns < MAX_SPAWNS &&
+		    sscanf(line, "spawn %63s %d %d %llu %llu %d %d", s->name,
+			   &s->err, &s->created_in_window, &s->created_ns,
+			   &s->first_run_ns, &s->ran_in_window,
+			   &s->frozen_at_thaw) == 7) {
+			r->nr_spawns++;
+			continue;
+		}
+		if (sscanf(line, "invalid %x %d %d", &r->invalid_flags,
+			   &r->invalid_err, &r->invalid_ran) == 3)
+			continue;
+		if (sscanf(line, "churn %d %d", &r->churn_rounds,
+			   &r->churn_errors) == 2)
+			continue;
+		fprintf(stderr, "# unexpected report line: %s", line);
+		err = -EPROTO;
+	}
+	fclose(f);
+	return err;
+}
+
+static inline const struct actor *find_actor(const struct probe_report *r,
+					     const char *name)
+{
+	for (int i = 0; i < r->nr_actors; i++)
+		if (!strcmp(r->actors[i].name, name))
+			return &r->actors[i];
+	return NULL;
+}
+
+static inline const struct spawn *find_spawn(const struct probe_report *r,
+					     const char *name)
+{
+	for (int i = 0; i < r->nr_spawns; i++)
+		if (!strcmp(r->spawns[i].name, name))
+			return &r->spawns[i];
+	return NULL;
+}
+
+/*
+ * One suspend cycle that stops after freezing, holding the frozen state for
+ * delay seconds: 0, or the -errno of the write to /sys/power/state (EBUSY
+ * when freezing failed).
+ */
+static inline int freeze_cycle(int delay)
+{
+	char d[16];
+	int err;
+
+	snprintf(d, sizeof(d), "%d", delay);
+	err = sysfs_write(PM_TEST_DELAY, d);
+	if (!err)
+		err = sysfs_write("/sys/power/pm_test", "freezer");
+	if (!err)
+		err = sysfs_write("/sys/power/state", "mem");
+	sysfs_write("/sys/power/pm_test", "none");
+	return err;
+}
+
+/* One line of /sys/kernel/debug/freezer. */
+struct freezer_entry {
+	char kind[16];
+	char pid[16];
+	char freezable[16];
+	char frozen[16];
+	char name[NAME_LEN];
+};
+
+/*
+ * Find the entry of kind ("kthread" or "workqueue") named name.  Returns 1
+ * if found, 0 if not, -errno if the file can't be read, -EPROTO if a line
+ * does not have the documented form.
+ */
+static inline int freezer_lookup(const char *kind, const char *name,
+				 struct freezer_entry *out)
+{
+	char line[256];
+	FILE *f = fopen(FREEZER_LIST, "r");
+	int found = 0;
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		struct freezer_entry e;
+		int n;
+
+		if (line[0] == '#')
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		if (sscanf(line, "%15s %15s %15s %15s %n", e.kind, e.pid,
+			   e.freezable, e.frozen, &n) != 4) {
+			found = -EPROTO;
+			break;
+		}
+		snprintf(e.name, sizeof(e.name), "%s", line + n);
+		if (!found && !strcmp(e.kind, kind) && !strcmp(e.name, name)) {
+			*out = e;
+			found = 1;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/* How many tasks have comm as their name (from /proc/PID/comm). */
+static inline int count_tasks_named(const char *comm)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	int count = 0;
+
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		char path[300], name[64];
+
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/comm", de->d_name);
+		if (sysfs_read(path, name, sizeof(name)) <= 0)
+			continue;
+		name[strcspn(name, "\n")] = '\0';
+		if (!strcmp(name, comm))
+			count++;
+	}
+	closedir(d);
+	return count;
+}
+
+#endif /* FREEZER_TEST_H */
