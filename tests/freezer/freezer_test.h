@@ -233,4 +233,22 @@ static inline int count_tasks_named(const char *comm)
 	return count;
 }
 
+/*
+ * count_tasks_named() once the tasks that are exiting are gone: a kthread
+ * that kthread_stop() saw exit stays in /proc until kthreadd reaps it.
+ * Waits up to 5 s for the count to reach 0; a task that stays is counted.
+ */
+static inline int count_tasks_named_settled(const char *comm)
+{
+	int n, i;
+
+	for (i = 0; i < 500; i++) {
+		n = count_tasks_named(comm);
+		if (n <= 0)
+			break;
+		usleep(10 * 1000);
+	}
+	return n;
+}
+
 #endif /* FREEZER_TEST_H */

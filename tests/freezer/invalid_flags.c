@@ -68,7 +68,7 @@ TEST_F(flags, rejected_call_leaves_no_task)
 	expect_the_warning(_metadata);
 	try_flags(_metadata, &self->r, 0x2);
 	ASSERT_EQ(-EINVAL, self->r.invalid_err);
-	EXPECT_EQ(0, count_tasks_named("fzp_invalid"));
+	EXPECT_EQ(0, count_tasks_named_settled("fzp_invalid"));
 }
 
 TEST_F(flags, warning_is_printed_once_per_boot)
@@ -88,7 +88,7 @@ TEST_F(flags, valid_flags_create_a_thread_that_runs)
 	try_flags(_metadata, &self->r, 0);
 	EXPECT_EQ(0, self->r.invalid_err);
 	EXPECT_EQ(1, self->r.invalid_ran);
-	EXPECT_EQ(0, count_tasks_named("fzp_invalid"));
+	EXPECT_EQ(0, count_tasks_named_settled("fzp_invalid"));
 }
 
 TEST_HARNESS_MAIN
