@@ -11,8 +11,10 @@ for p in $(series_patches); do
 	n=$((n + 1))
 	f=$RIG_TOP/patches/$p
 	[ -f "$f" ] || die "patches/series lists $p, which is not in patches/"
-	# checkpatch reads the tree's spelling list and MAINTAINERS from its cwd.
-	res=$(cd "$RIG_TREE" && perl "$cp" --strict --no-summary --terse --showfile "$f" 2>&1 || true)
+	# checkpatch reads the tree's spelling list and MAINTAINERS from its
+	# cwd, and runs spdxcheck.py with the python3 on PATH: Debian's, which
+	# has python3-ply, not a python3 of the user's own.
+	res=$(cd "$RIG_TREE" && PATH=/usr/bin:/bin:$PATH perl "$cp" --strict --no-summary --terse --showfile "$f" 2>&1 || true)
 	if [ -n "$res" ]; then
 		echo "$p:"
 		printf '%s\n' "$res" | sed 's/^/  /'

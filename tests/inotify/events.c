@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Each kind of event, on a watched file and on a watched directory: the
+ * record's wd, mask and name, in the order the kernel queues them.
+ */
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <dirent.h>
+
+#include "kselftest_harness.h"
+#include "devino.h"
+
+FIXTURE(events) {
+	int fd;
+};
+
+FIXTURE_SETUP(events)
+{
+	int f;
+
+	ASSERT_EQ(0, mkdir("d", 0755));
+	ASSERT_EQ(0, mkdir("e", 0755));
+	f = open("d/f", O_CREAT | O_WRONLY, 0644);
+	ASSERT_LE(0, f);
+	ASSERT_EQ(5, write(f, "hello", 5));
+	ASSERT_EQ(0, close(f));
+	self->fd = devino_open(O_NONBLOCK);
+	ASSERT_LE(0, self->fd);
+}
+
+FIXTURE_TEARDOWN(events)
+{
+	close(self->fd);
+	system("rm -rf d e");
+}
+
+static void touch_read(const char *path)
+{
+	char c;
+	int f = open(path, O_RDONLY);
+
+	if (f >= 0) {
+		if (read(f, &c, 1) != 1)
+			perror("read");
+		close(f);
+	}
+}
+
+TEST_F(events, open_access_close_on_file)
+{
+	int wd = devino_watch(self->fd, "d/f", IN_ALL_EVENTS);
+
+	ASSERT_LE(0, wd);
+	touch_read("d/f");
+	EXPECT_RECORDS(self->fd, { wd, IN_OPEN, "" }, { wd, IN_ACCESS, "" },
+		       { wd, IN_CLOSE, "" });
+}
+
+TEST_F(events, open_access_close_name_the_child_on_the_directory)
+{
+	int wd = devino_watch(self->fd, "d", IN_OPEN | IN_ACCESS | IN_CLOSE);
+
+	ASSERT_LE(0, wd);
+	touch_read("d/f");
+	EXPECT_RECORDS(self->fd, { wd, IN_OPEN, "f" }, { wd, IN_ACCESS, "f" },
+		       { wd, IN_CLOSE, "f" });
+}
+
+TEST_F(events, identical_consecutive_modifies_are_merged)
+{
+	int wd = devino_watch(self->fd, "d/f", IN_ALL_EVENTS);
+	int f;
+
+	ASSERT_LE(0, wd);
+	f = open("d/f", O_WRONLY);
+	ASSERT_LE(0, f);
+	ASSERT_EQ(1, write(f, "a", 1));
+	ASSERT_EQ(1, write(f, "b", 1));
+	ASSERT_EQ(1, write(f, "c", 1));
+	ASSERT_EQ(0, close(f));
+	EXPECT_RECORDS(self->fd, { wd, IN_OPEN, "" }, { wd, IN_MODIFY, "" },
+		       { wd, IN_CLOSE, "" });
+}
+
+TEST_F(events, attrib_reaches_the_file_and_its_directory)
+{
+	int dwd = devino_watch(self->fd, "d", IN_ATTRIB);
+	int fwd = devino_watch(self->fd, "d/f", IN_ATTRIB);
+
+	ASSERT_LE(0, dwd);
+	ASSERT_LE(0, fwd);
+	ASSERT_NE(dwd, fwd);
+	ASSERT_EQ(0, chmod("d/f", 0600));
+	EXPECT_RECORDS(self->fd, { dwd, IN_ATTRIB, "f" }, { fwd, IN_ATTRIB, "" });
+}
+
+TEST_F(events, a_mask_selects_the_events)
+{
+	int wd = devino_watch(self->fd, "d/f", IN_CLOSE);
+
+	ASSERT_LE(0, wd);
+	touch_read("d/f");
+	ASSERT_EQ(0, chmod("d/f", 0600));
+	EXPECT_RECORDS(self->fd, { wd, IN_CLOSE, "" });
+}
+
+TEST_F(events, every_kind_of_create_is_in_create)
+{
+	int wd = devino_watch(self->fd, "d", IN_CREATE | IN_DELETE);
+
+	ASSERT_LE(0, wd);
+	ASSERT_EQ(0, mknod("d/reg", S_IFREG | 0644, 0));
+	ASSERT_EQ(0, mkfifo("d/fifo", 0644));
+	ASSERT_EQ(0, mkdir("d/sub", 0755));
+	ASSERT_EQ(0, symlink("f", "d/sym"));
+	ASSERT_EQ(0, link("d/f", "d/hard"));
+	EXPECT_RECORDS(self->fd, { wd, IN_CREATE, "reg" },
+		       { wd, IN_CREATE, "fifo" }, { wd, IN_CREATE, "sub" },
+		       { wd, IN_CREATE, "sym" }, { wd, IN_CREATE, "hard" });
+}
+
+TEST_F(events, unlink_and_rmdir_are_in_delete)
+{
+	int wd;
+
+	ASSERT_EQ(0, mkdir("d/sub", 0755));
+	wd = devino_watch(self->fd, "d", IN_CREATE | IN_DELETE);
+	ASSERT_LE(0, wd);
+	ASSERT_EQ(0, unlink("d/f"));
+	ASSERT_EQ(0, rmdir("d/sub"));
+	EXPECT_RECORDS(self->fd, { wd, IN_DELETE, "f" }, { wd, IN_DELETE, "sub" });
+}
+
+TEST_F(events, rename_in_a_directory_is_delete_and_create_with_move)
+{
+	int dwd = devino_watch(self->fd, "d", IN_ALL_EVENTS);
+	int fwd = devino_watch(self->fd, "d/f", IN_ALL_EVENTS);
+
+	ASSERT_LE(0, dwd);
+	ASSERT_LE(0, fwd);
+	ASSERT_EQ(0, rename("d/f", "d/g"));
+	EXPECT_RECORDS(self->fd, { dwd, IN_DELETE | IN_MOVE, "f" },
+		       { dwd, IN_CREATE | IN_MOVE, "g" }, { fwd, IN_RENAME, "" });
+}
+
+TEST_F(events, rename_across_directories_deletes_in_one_creates_in_other)
+{
+	int dwd = devino_watch(self->fd, "d", IN_ALL_EVENTS);
+	int ewd = devino_watch(self->fd, "e", IN_ALL_EVENTS);
+
+	ASSERT_LE(0, dwd);
+	ASSERT_LE(0, ewd);
+	ASSERT_EQ(0, rename("d/f", "e/f"));
+	EXPECT_RECORDS(self->fd, { dwd, IN_DELETE | IN_MOVE, "f" },
+		       { ewd, IN_CREATE | IN_MOVE, "f" });
+}
+
+TEST_F(events, rename_with_the_2004_mask_is_plain_delete_and_create)
+{
+	int wd = devino_watch(self->fd, "d", IN_CREATE | IN_DELETE);
+
+	ASSERT_LE(0, wd);
+	ASSERT_EQ(0, rename("d/f", "d/g"));
+	EXPECT_RECORDS(self->fd, { wd, IN_DELETE, "f" }, { wd, IN_CREATE, "g" });
+}
+
+TEST_F(events, in_move_alone_reports_renames_only)
+{
+	int wd = devino_watch(self->fd, "d", IN_MOVE);
+
+	ASSERT_LE(0, wd);
+	ASSERT_EQ(0, mknod("d/reg", S_IFREG | 0644, 0));
+	ASSERT_EQ(0, rename("d/f", "d/g"));
+	ASSERT_EQ(0, unlink("d/reg"));
+	EXPECT_RECORDS(self->fd, { wd, IN_MOVE, "f" }, { wd, IN_MOVE, "g" });
+}
+
+TEST_F(events, reading_a_directory_is_open_access_close_on_it)
+{
+	int wd = devino_watch(self->fd, "d", IN_OPEN | IN_ACCESS | IN_CLOSE);
+	DIR *dir;
+
+	ASSERT_LE(0, wd);
+	dir = opendir("d");
+	ASSERT_NE(NULL, dir);
+	while (readdir(dir))
+		;
+	closedir(dir);
+	EXPECT_RECORDS(self->fd, { wd, IN_OPEN, "" }, { wd, IN_ACCESS, "" },
+		       { wd, IN_CLOSE, "" });
+}
+
+TEST_F(events, deleting_a_watched_file_ends_its_watch)
+{
+	int wd = devino_watch(self->fd, "d/f", IN_ALL_EVENTS);
+
+	ASSERT_LE(0, wd);
+	ASSERT_EQ(0, unlink("d/f"));
+	EXPECT_RECORDS(self->fd, { wd, IN_ATTRIB, "" }, { wd, IN_IGNORED, "" });
+	ASSERT_EQ(-EINVAL, devino_ignore(self->fd, wd));
+}
+
+TEST_F(events, using_the_device_makes_no_events_in_dev)
+{
+	struct inotify_event ev[64];
+	int wd = devino_watch(self->fd, "/dev", IN_ALL_EVENTS);
+	int other, n, i, q;
+
+	ASSERT_LE(0, wd);
+	other = devino_open(O_NONBLOCK);
+	ASSERT_LE(0, other);
+	ASSERT_EQ(0, ioctl(other, FIONREAD, &q));
+	ASSERT_EQ(-1, read(other, ev, sizeof(ev)));
+	ASSERT_EQ(EAGAIN, errno);
+	ASSERT_EQ(0, close(other));
+	n = devino_drain(self->fd, ev, ARRAY_LEN(ev));
+	ASSERT_LE(0, n);
+	for (i = 0; i < n; i++) {
+		if (!strcmp(ev[i].filename, "inotify"))
+			devino_print("unexpected", &ev[i]);
+		EXPECT_STRNE("inotify", ev[i].filename);
+	}
+	/* and a watcher of /dev/inotify itself sees nothing either */
+	ASSERT_EQ(0, devino_ignore(self->fd, wd));
+	EXPECT_RECORDS(self->fd, { wd, IN_IGNORED, "" });
+	wd = devino_watch(self->fd, DEVINO_PATH, IN_ALL_EVENTS);
+	ASSERT_LE(0, wd);
+	other = devino_open(O_NONBLOCK);
+	ASSERT_LE(0, other);
+	ASSERT_EQ(-1, read(other, ev, sizeof(ev)));
+	ASSERT_EQ(0, close(other));
+	EXPECT_NO_RECORDS(self->fd);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * As uid 1000 without capabilities: the device counts against the same
+ * per-user limits as the inotify system calls (fs.inotify.max_user_*),
+ * gives them back on close and ignore, and read permission decides what
+ * may be watched.
+ */
+#include <stdlib.h>
+#include <fcntl.h>
+#include <sys/inotify.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+
+#include "kselftest_harness.h"
+#include "sysfs_file.h"
+#include "unpriv.h"
+
+/* <sys/inotify.h> and <linux/inotify_dev.h> both define IN_*: keep apart */
+#define DEVINO_PATH "/dev/inotify"
+struct inotify_watch_request {
+	char *dirname;
+	unsigned long mask;
+};
+#define INOTIFY_WATCH _IOR('Q', 1, struct inotify_watch_request)
+#define DEV_IN_ATTRIB 0x20
+
+#define MAX_INSTANCES "/proc/sys/fs/inotify/max_user_instances"
+#define MAX_WATCHES "/proc/sys/fs/inotify/max_user_watches"
+
+static int dev_watch(int fd, const char *path)
+{
+	struct inotify_watch_request req = { (char *)path, DEV_IN_ATTRIB };
+
+	return ioctl(fd, INOTIFY_WATCH, &req) < 0 ? -errno : 0;
+}
+
+FIXTURE(limits) {
+	char old_instances[32], old_watches[32];
+};
+
+FIXTURE_SETUP(limits)
+{
+	ASSERT_LE(0, sysfs_read(MAX_INSTANCES, self->old_instances, 32));
+	ASSERT_LE(0, sysfs_read(MAX_WATCHES, self->old_watches, 32));
+	ASSERT_EQ(0, mkdir("u", 0755));
+	ASSERT_EQ(0, chown("u", RIG_USER_UID, RIG_USER_GID));
+	ASSERT_EQ(0, mkdir("secret", 0700));
+	ASSERT_EQ(0, mknod("secret/f", S_IFREG | 0644, 0));
+	ASSERT_EQ(0, mknod("unreadable", S_IFREG | 0200, 0));
+}
+
+FIXTURE_TEARDOWN(limits)
+{
+	sysfs_write(MAX_INSTANCES, self->old_instances);
+	sysfs_write(MAX_WATCHES, self->old_watches);
+	system("rm -rf u secret unreadable");
+}
+
+/* With max_user_instances 4: 2 syscall fds + 2 device fds, then EMFILE. */
+static int instances(void *arg)
+{
+	int a = inotify_init1(0), b = inotify_init1(0);
+	int c = open(DEVINO_PATH, O_RDONLY), d = open(DEVINO_PATH, O_RDONLY);
+
+	if (a < 0 || b < 0 || c < 0 || d < 0)
+		return 10;
+	if (open(DEVINO_PATH, O_RDONLY) != -1 || errno != EMFILE)
+		return 11;
+	if (inotify_init1(0) != -1 || errno != EMFILE)
+		return 12;
+	/* a close gives one back, to either front end */
+	close(c);
+	c = inotify_init1(0);
+	if (c < 0)
+		return 13;
+	close(a);
+	a = open(DEVINO_PATH, O_RDONLY);
+	if (a < 0)
+		return 14;
+	return 0;
+}
+
+TEST_F(limits, instances_are_counted_with_inotify_init)
+{
+	ASSERT_EQ(0, sysfs_write(MAX_INSTANCES, "4"));
+	ASSERT_EQ(0, run_unprivileged(instances, NULL));
+	/* the counts went back when the child's fds closed */
+	ASSERT_EQ(0, run_unprivileged(instances, NULL));
+}
+
+/* With max_user_watches 6: 3 syscall watches + 3 device watches, then ENOSPC. */
+static int watches(void *arg)
+{
+	int in = inotify_init1(0), dev = open(DEVINO_PATH, O_RDONLY);
+	char path[32];
+	int i, wd;
+
+	if (in < 0 || dev < 0)
+		return 10;
+	for (i = 0; i < 6; i++) {
+		snprintf(path, sizeof(path), "u/w%d", i);
+		if (mknod(path, S_IFREG | 0644, 0))
+			return 11;
+	}
+	for (i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "u/w%d", i);
+		if (inotify_add_watch(in, path, IN_ATTRIB) < 0)
+			return 12;
+		snprintf(path, sizeof(path), "u/w%d", i + 3);
+		if (dev_watch(dev, path))
+			return 13;
+	}
+	if (dev_watch(dev, "u") != -ENOSPC)
+		return 14;
+	if (inotify_add_watch(in, "u", IN_ATTRIB) != -1 || errno != ENOSPC)
+		return 15;
+	/* watching an inode again is no new watch */
+	if (dev_watch(dev, "u/w3"))
+		return 16;
+	/* removing a syscall watch lets the device add one */
+	wd = inotify_add_watch(in, "u/w0", IN_ATTRIB);
+	if (wd < 0 || inotify_rm_watch(in, wd))
+		return 17;
+	if (dev_watch(dev, "u"))
+		return 18;
+	close(dev);
+	/* and closing the device gave its three back */
+	for (i = 3; i < 6; i++) {
+		snprintf(path, sizeof(path), "u/w%d", i);
+		if (inotify_add_watch(in, path, IN_ATTRIB) < 0)
+			return 19;
+	}
+	return 0;
+}
+
+TEST_F(limits, watches_are_counted_with_inotify_add_watch)
+{
+	ASSERT_EQ(0, sysfs_write(MAX_WATCHES, "6"));
+	ASSERT_EQ(0, run_unprivileged(watches, NULL));
+	ASSERT_EQ(0, system("rm -f u/w*"));
+	ASSERT_EQ(0, run_unprivileged(watches, NULL));
+}
+
+static int permission(void *arg)
+{
+	int dev = open(DEVINO_PATH, O_RDONLY);
+
+	if (dev < 0)
+		return 10;
+	/* a directory the user cannot read: no names from it */
+	if (dev_watch(dev, "secret") != -EACCES)
+		return 11;
+	/* nor can it reach what is inside */
+	if (dev_watch(dev, "secret/f") != -EACCES)
+		return 12;
+	/* a file it may write but not read */
+	if (dev_watch(dev, "unreadable") != -EACCES)
+		return 13;
+	/* its own directory is fine */
+	if (dev_watch(dev, "u"))
+		return 14;
+	return 0;
+}
+
+TEST_F(limits, watching_needs_read_permission)
+{
+	ASSERT_EQ(0, run_unprivileged(permission, NULL));
+}
+
+TEST_HARNESS_MAIN

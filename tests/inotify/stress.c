@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Concurrency: threads add and remove watches while others create, write,
+ * rename and delete, a reader drains, and instances are closed while
+ * events are being delivered to them.  Every record read must be well
+ * formed; the kernel must report nothing (the debug kernel's KASAN,
+ * lockdep and kmemleak are the real judges here).
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "kselftest_harness.h"
+#include "devino.h"
+
+#define DIRS 4
+#define FILES 8
+#define KNOWN (INOTIFY_DEV_BITS)
+#define INOTIFY_DEV_BITS (IN_ACCESS | IN_MODIFY | IN_CREATE | IN_DELETE | \
+	IN_RENAME | IN_ATTRIB | IN_MOVE | IN_UNMOUNT | IN_CLOSE | IN_OPEN | \
+	IN_IGNORED | IN_Q_OVERFLOW)
+
+static atomic_int stop;
+static int shared_fd = -1;
+static atomic_long records, bad_records, watch_errors, rounds;
+
+static void path_of(char *buf, size_t len, unsigned int r)
+{
+	if (r % 3 == 0)
+		snprintf(buf, len, "s%u", r / 3 % DIRS);
+	else
+		snprintf(buf, len, "s%u/f%u", r % DIRS, r / 7 % FILES);
+}
+
+static void *watcher(void *arg)
+{
+	unsigned int seed = (unsigned long)arg;
+	char path[32];
+	int wd;
+
+	while (!stop) {
+		int fd = shared_fd;
+
+		path_of(path, sizeof(path), rand_r(&seed));
+		wd = devino_watch(fd, path, rand_r(&seed) | IN_CREATE);
+		/* the file may have been renamed away or deleted */
+		if (wd < 0 && wd != -ENOENT)
+			watch_errors++;
+		if (rand_r(&seed) % 2)
+			devino_ignore(fd, rand_r(&seed) % 64);
+	}
+	return NULL;
+}
+
+static void *worker(void *arg)
+{
+	unsigned int seed = (unsigned long)arg;
+	char a[32], b[32];
+	int f;
+
+	while (!stop) {
+		snprintf(a, sizeof(a), "s%u/f%u", rand_r(&seed) % DIRS,
+			 rand_r(&seed) % FILES);
+		snprintf(b, sizeof(b), "s%u/f%u", rand_r(&seed) % DIRS,
+			 rand_r(&seed) % FILES);
+		switch (rand_r(&seed) % 4) {
+		case 0:
+			f = open(a, O_CREAT | O_WRONLY, 0644);
+			if (f >= 0) {
+				if (write(f, "x", 1) != 1)
+					watch_errors++;
+				close(f);
+			}
+			break;
+		case 1:
+			rename(a, b);
+			break;
+		case 2:
+			unlink(a);
+			break;
+		case 3:
+			chmod(a, 0600 | (rand_r(&seed) & 044));
+			break;
+		}
+	}
+	return NULL;
+}
+
+static void *reader(void *arg)
+{
+	struct inotify_event ev[32];
+	ssize_t r;
+	int i;
+
+	while (!stop) {
+		r = read(shared_fd, ev, sizeof(ev));
+		if (r < 0)
+			continue;
+		if (r % REC_SIZE)
+			bad_records++;
+		for (i = 0; i < r / REC_SIZE; i++) {
+			records++;
+			if (ev[i].wd < -1 || !ev[i].mask ||
+			    (ev[i].mask & ~KNOWN) ||
+			    !memchr(ev[i].filename, 0, sizeof(ev[i].filename)))
+				bad_records++;
+		}
+	}
+	return NULL;
+}
+
+TEST(watch_churn_with_file_churn_and_closes)
+{
+	pthread_t t[6];
+	struct timespec end, now, nap = { 0, 20 * 1000 * 1000 };
+	char path[32];
+	int i, seconds = 4;
+
+	for (i = 0; i < DIRS; i++) {
+		snprintf(path, sizeof(path), "s%d", i);
+		ASSERT_EQ(0, mkdir(path, 0755));
+	}
+	shared_fd = devino_open(O_NONBLOCK);
+	ASSERT_LE(0, shared_fd);
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, pthread_create(&t[i], NULL, watcher, (void *)(long)i + 1));
+		ASSERT_EQ(0, pthread_create(&t[2 + i], NULL, worker, (void *)(long)i + 7));
+	}
+	ASSERT_EQ(0, pthread_create(&t[4], NULL, reader, NULL));
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += seconds;
+	do {
+		/* a private instance, closed while events are arriving */
+		int fd = devino_open(O_NONBLOCK);
+
+		ASSERT_LE(0, fd);
+		for (i = 0; i < DIRS; i++) {
+			snprintf(path, sizeof(path), "s%d", i);
+			ASSERT_LE(0, devino_watch(fd, path, IN_ALL_EVENTS));
+		}
+		nanosleep(&nap, NULL);
+		ASSERT_EQ(0, close(fd));
+		rounds++;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	} while (now.tv_sec < end.tv_sec ||
+		 (now.tv_sec == end.tv_sec && now.tv_nsec < end.tv_nsec));
+	stop = 1;
+	for (i = 0; i < 5; i++)
+		pthread_join(t[i], NULL);
+	close(shared_fd);
+	TH_LOG("%ld rounds, %ld records read", (long)rounds, (long)records);
+	ASSERT_EQ(0, bad_records);
+	ASSERT_EQ(0, watch_errors);
+	ASSERT_LT(0, records);
+	system("rm -rf s0 s1 s2 s3");
+}
+
+TEST_HARNESS_MAIN
