@@ -3,6 +3,7 @@
 #   make run            build everything, boot the patched kernel, demo each group
 #   make test           build everything, run every test group on std and debug
 #   make test T=smoke VARIANT=std    one group, one kernel
+#   make bench          figures: each group's bench/ programs on std and a reference kernel
 #   make tree | export | check-patches | bisect-check | rig-selftest | timings | deps | clean
 
 SHELL := /bin/sh
@@ -13,6 +14,9 @@ run:
 
 test:
 	@sh rig/test.sh
+
+bench:
+	@sh rig/bench.sh
 
 deps:
 	@sh rig/deps.sh
@@ -42,4 +46,4 @@ timings:
 clean:
 	rm -rf build/out-* build/mod-* build/guest build/root-* build/initramfs-* build/logs
 
-.PHONY: run test deps tree export check-patches bisect-check rig-selftest timings clean
+.PHONY: run test bench deps tree export check-patches bisect-check rig-selftest timings clean

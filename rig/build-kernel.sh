@@ -1,10 +1,10 @@
 #!/bin/sh
-# Configure and build one kernel variant (std or debug) of build/linux in its own output directory build/out-VARIANT.
+# Configure and build one kernel variant (std, debug, or make bench's ref) of build/linux in its own output directory build/out-VARIANT.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-variant=${1:?usage: build-kernel.sh std|debug}
-case $variant in std | debug) ;; *) die "unknown variant $variant (std or debug)" ;; esac
+variant=${1:?usage: build-kernel.sh std|debug|ref}
+case $variant in std | debug | ref) ;; *) die "unknown variant $variant (std, debug or ref)" ;; esac
 out=${RIG_OUT:-$RIG_BUILD/out-$variant}
 [ -e "$RIG_TREE/.git" ] || die "no kernel tree in $RIG_TREE: run 'make tree'"
 command -v ccache >/dev/null || die "ccache is missing: run 'make deps'"

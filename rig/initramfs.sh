@@ -3,7 +3,7 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-variant=${1:?usage: initramfs.sh std|debug GROUPDIR...}
+variant=${1:?usage: initramfs.sh std|debug|ref GROUPDIR...}
 shift
 out=$RIG_BUILD/out-$variant
 guest=$RIG_BUILD/guest
@@ -35,6 +35,15 @@ for dir in "$@"; do
 	for f in "tests/$g"/*; do
 		[ -x "$f" ] && strip "$f"
 	done
+	# make bench's programs, only in the images it boots.
+	if [ "${RIG_BENCH:-0}" = 1 ]; then
+		for c in "$dir"/bench/*.c; do
+			[ -f "$c" ] || continue
+			mkdir -p "bench/$g"
+			b=$(basename "$c" .c)
+			install -s -m 0755 "$guest/bench/$g/$b" "bench/$g/$b"
+		done
+	fi
 	if [ -d "$dir/modules" ]; then
 		mkdir -p "modules/$g"
 		cp "$RIG_BUILD/mod-$variant/$g"/*.ko "modules/$g/"

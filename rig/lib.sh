@@ -62,16 +62,19 @@ rig_groups() {
 }
 
 # The config fragments of a variant, in merge order: base, every feature
-# fragment, then debug for the debug variant.
+# fragment, then debug for the debug variant or ref for make bench's
+# reference kernel.
 rig_fragments() {
 	echo "$RIG_TOP/config/base.config"
 	for _f in "$RIG_TOP"/config/*.config; do
 		case $(basename "$_f") in
-		base.config | debug.config) ;;
+		base.config | debug.config | ref.config) ;;
 		*) echo "$_f" ;;
 		esac
 	done
-	[ "$1" = debug ] && echo "$RIG_TOP/config/debug.config"
+	case $1 in
+	debug | ref) echo "$RIG_TOP/config/$1.config" ;;
+	esac
 	return 0
 }
 

@@ -3,7 +3,7 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-variant=${1:?usage: modules.sh std|debug GROUPDIR...}
+variant=${1:?usage: modules.sh std|debug|ref GROUPDIR...}
 shift
 out=$RIG_BUILD/out-$variant
 [ -f "$out/Module.symvers" ] || die "kernel $variant is not built: run rig/build-kernel.sh $variant"

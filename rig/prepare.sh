@@ -5,7 +5,7 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-variant=${1:?usage: prepare.sh std|debug GROUPDIR...}
+variant=${1:?usage: prepare.sh std|debug|ref GROUPDIR...}
 shift
 guest=$RIG_BUILD/guest
 out=$RIG_BUILD/out-$variant

@@ -9,7 +9,8 @@
 # tree's tools/testing/selftests/PATH.c (64-bit, as selftest-NAME, linked
 # with "selftests-libs=..."); and "cmdline=ARGS":
 # ARGS go on the kernel command line of every boot that runs the group.  The programs of a group
-# run in the order of $(OUT)/tests/<group>/list.
+# run in the order of $(OUT)/tests/<group>/list.  A group's bench/*.c are
+# make bench's programs, built 64-bit into $(OUT)/bench/<group>/.
 
 CC ?= gcc
 SELFTESTS := $(TOP)/build/linux/tools/testing/selftests
@@ -54,6 +55,7 @@ $(2)_selftests := $(shell sed -n 's/^selftests=//p' $(1)/group.conf 2>/dev/null)
 $(2)_progs += $$(addprefix selftest-,$$(notdir $$($(2)_selftests)))
 $(2)_targets := $$(addprefix $(OUT)/tests/$(2)/,$$($(2)_progs) list)
 $$(foreach t,$$($(2)_selftests),$$(eval $$(call selftest_rule,$(2),$$(t),$(1))))
+$(2)_targets += $$(patsubst $(1)/bench/%.c,$(OUT)/bench/$(2)/%,$$(wildcard $(1)/bench/*.c))
 ifneq ($(wildcard $(1)/demo.sh),)
 $(2)_targets += $(OUT)/tests/$(2)/demo.sh
 endif
@@ -67,6 +69,11 @@ $(OUT)/tests/$(2)/%: $(1)/%.c $$(DEPS) $$($(2)_hdr)
 $(OUT)/tests/$(2)/%-m32: $(1)/%.c $$(DEPS) $$($(2)_hdr)
 	@mkdir -p $$(@D)
 	$$(CC) $$(CFLAGS) $$(CFLAGS_M32) $$(LDFLAGS) -o $$@ $$< $$(LIBSRC)
+
+# bench/*.c: make bench's programs, in $(OUT)/bench/GROUP, not in the list.
+$(OUT)/bench/$(2)/%: $(1)/bench/%.c $$(DEPS) $$($(2)_hdr)
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS) $$(LDFLAGS) -o $$@ $$< $$(LIBSRC)
 
 $(OUT)/tests/$(2)/demo.sh: $(1)/demo.sh
 	@mkdir -p $$(@D)

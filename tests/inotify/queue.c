@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The queue: overflow ends it with one IN_Q_OVERFLOW record, read() hands
- * out as many whole records as fit and loses none on a fault, readers are
+ * out as many whole records as fit, over several batches, with nothing but
+ * zeroes after each name, and loses none on a fault, readers are
  * woken at once (read, poll, epoll, SIGIO), FIONREAD counts bytes.
  */
 #include <poll.h>
@@ -94,6 +95,55 @@ TEST_F(queue, read_returns_every_whole_record_that_fits)
 	ASSERT_EQ(7 * REC_SIZE, r);
 	ASSERT_EQ(IN_ATTRIB, ev[1].mask);
 	ASSERT_EQ(IN_CLOSE, ev[6].mask);
+}
+
+/* name i: a letter, then i % 3 picks 200, 0 or 49 more of them */
+static void long_or_short_name(char *name, int i)
+{
+	static const int more[3] = { 200, 0, 49 };
+
+	memset(name, 'a' + i % 26, 1 + more[i % 3]);
+	name[1 + more[i % 3]] = '\0';
+}
+
+TEST(records_in_many_reads_hold_each_name_and_zeroes_after_it)
+{
+	struct inotify_event ev[64];
+	char name[256];
+	int fd, dir, wd, i, j, k, round;
+	ssize_t r;
+
+	ASSERT_EQ(0, mkdir("d", 0755));
+	dir = open("d", O_RDONLY | O_DIRECTORY);
+	ASSERT_LE(0, dir);
+	fd = devino_open(O_NONBLOCK);
+	ASSERT_LE(0, fd);
+	wd = devino_watch(fd, "d", IN_CREATE);
+	ASSERT_LE(0, wd);
+	/* names long and short in turn, read back 40, then 64 at a time */
+	for (round = 0; round < 2; round++) {
+		for (i = 0; i < 40; i++) {
+			long_or_short_name(name, i + round);
+			ASSERT_EQ(0, mknodat(dir, name, S_IFREG | 0644, 0));
+		}
+		r = read(fd, ev, sizeof(ev));
+		ASSERT_EQ(40 * REC_SIZE, r);
+		for (i = 0; i < 40; i++) {
+			long_or_short_name(name, i + round);
+			ASSERT_EQ(wd, ev[i].wd);
+			ASSERT_EQ(IN_CREATE, ev[i].mask);
+			ASSERT_STREQ(name, ev[i].filename);
+			k = strlen(name);
+			for (j = k; j < 256; j++)
+				ASSERT_EQ(0, ev[i].filename[j]) {
+					TH_LOG("record %d byte %d after \"%s\"", i, j, name);
+				}
+			ASSERT_EQ(0, unlinkat(dir, name, 0));
+		}
+	}
+	close(fd);
+	close(dir);
+	rmdir("d");
 }
 
 TEST_F(queue, a_buffer_under_one_record_is_einval)
