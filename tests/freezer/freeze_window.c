@@ -3,7 +3,11 @@
  * One freeze held for a second, watched by freezer_probe: what is freezable
  * makes no progress inside the window and is frozen when the thaw begins,
  * what is not keeps running, and a thread created freezable inside the
- * window (or created before it and woken inside it) runs only after thaw.
+ * window (or created before it and woken inside it) runs only after thaw,
+ * while one that calls set_freezable() from its function does work in the
+ * window before it gets there.  A thread frozen before its function and
+ * stopped inside the window still runs its function, and kthread_stop()
+ * returns what the function returned.
  */
 #include <time.h>
 
@@ -24,6 +28,8 @@ FIXTURE_SETUP(window)
 	ASSERT_EQ(0, probe_load());
 	/* A freezable thread created now, woken by the module in the window. */
 	ASSERT_EQ(0, probe_ctl("hold"));
+	/* Another, stopped in the window once it is frozen. */
+	ASSERT_EQ(0, probe_ctl("stophold"));
 	ASSERT_EQ(0, freeze_cycle(HOLD_S));
 	/* Let what was held back after the thaw run. */
 	nanosleep(&settle, NULL);
@@ -147,9 +153,10 @@ TEST_F(window, freezable_tasks_were_frozen_when_thaw_began)
 	check_frozen_at_thaw(_metadata, &self->r, "fzp_worker_nofrz", 0);
 }
 
-TEST_F(window, rescuer_follows_its_workqueue)
+TEST_F(window, rescuers_are_never_frozen)
 {
-	check_frozen_at_thaw(_metadata, &self->r, "kworker/R-fzwqf", 1);
+	/* destroy_workqueue() must be able to stop them inside a freeze. */
+	check_frozen_at_thaw(_metadata, &self->r, "kworker/R-fzwqf", 0);
 	check_frozen_at_thaw(_metadata, &self->r, "kworker/R-fzwqn", 0);
 }
 
@@ -166,6 +173,45 @@ TEST_F(window, thread_created_in_window_from_a_timer_ran_after_thaw)
 TEST_F(window, thread_created_before_and_woken_in_window_ran_after_thaw)
 {
 	check_spawn(_metadata, &self->r, "fzp_held", 0);
+}
+
+/*
+ * The difference the flag makes: created in the same window by the same
+ * thread, the thread with KTF_FREEZABLE did nothing there, the one whose
+ * function opts in with set_freezable() did its work first.
+ */
+TEST_F(window, set_freezable_thread_created_in_window_ran_in_it_unlike_flagged)
+{
+	const struct spawn *late = find_spawn(&self->r, "fzp_spawn_late");
+	const struct spawn *flagged = find_spawn(&self->r, "fzp_spawn_thread");
+
+	ASSERT_NE(NULL, late);
+	ASSERT_NE(NULL, flagged);
+	ASSERT_EQ(0, late->err);
+	ASSERT_EQ(1, late->created_in_window);
+	ASSERT_EQ(1, flagged->created_in_window);
+	EXPECT_EQ(1, late->ran_in_window)
+		TH_LOG("the set_freezable() thread first ran at %llu, window %llu-%llu",
+		       late->first_run_ns, self->r.open_ns, self->r.close_ns);
+	/* It froze at its set_freezable(), inside the window. */
+	EXPECT_EQ(1, late->frozen_at_thaw);
+	EXPECT_EQ(0, flagged->ran_in_window);
+}
+
+TEST_F(window, kthread_stop_of_thread_frozen_before_its_function)
+{
+	const struct stopped *st = &self->r.stopped;
+
+	ASSERT_EQ(0, st->err);
+	ASSERT_EQ(1, st->frozen_before_stop)
+		TH_LOG("the thread was not frozen when kthread_stop() was called");
+	/* Its function ran, after the thaw, and saw kthread_should_stop(). */
+	ASSERT_NE(0, st->first_run_ns) TH_LOG("its function never ran");
+	EXPECT_EQ(0, st->ran_in_window);
+	/* kthread_stop() returns the function's result, not -EINTR. */
+	EXPECT_EQ(42, st->stop_ret);
+	/* Like any frozen thread's, it waited for the thaw. */
+	EXPECT_LE(self->r.close_ns, st->stop_done_ns);
 }
 
 TEST_HARNESS_MAIN

@@ -27,6 +27,7 @@
 
 #define MAX_ACTORS 16
 #define MAX_SPAWNS 8
+#define MAX_NAMED 8
 #define NAME_LEN 64
 
 struct actor {
@@ -47,6 +48,22 @@ struct spawn {
 	int frozen_at_thaw;
 };
 
+/* A thread of the kernel's, found by name when the thaw began. */
+struct named {
+	char name[NAME_LEN];
+	int frozen_at_thaw;	/* -1: no such thread */
+};
+
+/* The "stophold" thread, stopped while frozen before its function. */
+struct stopped {
+	int err;
+	int frozen_before_stop;
+	int stop_ret;
+	unsigned long long stop_done_ns;
+	unsigned long long first_run_ns;
+	int ran_in_window;
+};
+
 struct probe_report {
 	unsigned int windows;
 	unsigned long long open_ns, close_ns;
@@ -59,6 +76,9 @@ struct probe_report {
 	int invalid_ran;
 	int churn_rounds;
 	int churn_errors;
+	struct named named[MAX_NAMED];
+	int nr_named;
+	struct stopped stopped;
 };
 
 static inline int probe_load(void)
@@ -93,6 +113,8 @@ static inline int probe_read(struct probe_report *r)
 	while (fgets(line, sizeof(line), f)) {
 		struct actor *a = &r->actors[r->nr_actors];
 		struct spawn *s = &r->spawns[r->nr_spawns];
+		struct named *nm = &r->named[r->nr_named];
+		struct stopped *st = &r->stopped;
 
 		if (sscanf(line, "windows %u", &r->windows) == 1)
 			continue;
@@ -117,6 +139,17 @@ static inline int probe_read(struct probe_report *r)
 			continue;
 		if (sscanf(line, "churn %d %d", &r->churn_rounds,
 			   &r->churn_errors) == 2)
+			continue;
+		if (r->nr_named < MAX_NAMED &&
+		    sscanf(line, "named %63s %d", nm->name,
+			   &nm->frozen_at_thaw) == 2) {
+			r->nr_named++;
+			continue;
+		}
+		if (sscanf(line, "stopped %d %d %d %llu %llu %d", &st->err,
+			   &st->frozen_before_stop, &st->stop_ret,
+			   &st->stop_done_ns, &st->first_run_ns,
+			   &st->ran_in_window) == 6)
 			continue;
 		fprintf(stderr, "# unexpected report line: %s", line);
 		err = -EPROTO;
@@ -143,12 +176,44 @@ static inline const struct spawn *find_spawn(const struct probe_report *r,
 	return NULL;
 }
 
+static inline const struct named *find_named(const struct probe_report *r,
+					     const char *name)
+{
+	for (int i = 0; i < r->nr_named; i++)
+		if (!strcmp(r->named[i].name, name))
+			return &r->named[i];
+	return NULL;
+}
+
+/* Wait up to 5 s for the actor named name to have run once. */
+static inline int probe_wait_for_run(const char *name)
+{
+	struct probe_report r;
+	int i, err;
+
+	for (i = 0; i < 500; i++) {
+		const struct actor *a;
+
+		err = probe_read(&r);
+		if (err)
+			return err;
+		a = find_actor(&r, name);
+		if (!a)
+			return -ENOENT;
+		if (a->runs)
+			return 0;
+		usleep(10 * 1000);
+	}
+	return -ETIMEDOUT;
+}
+
 /*
- * One suspend cycle that stops after freezing, holding the frozen state for
- * delay seconds: 0, or the -errno of the write to /sys/power/state (EBUSY
- * when freezing failed).
+ * One suspend cycle that stops at pm_test level ("freezer": after freezing;
+ * "devices": after suspending the devices), holding that state for delay
+ * seconds: 0, or the -errno of the write to /sys/power/state (EBUSY when
+ * freezing failed).
  */
-static inline int freeze_cycle(int delay)
+static inline int suspend_cycle(const char *level, int delay)
 {
 	char d[16];
 	int err;
@@ -156,11 +221,16 @@ static inline int freeze_cycle(int delay)
 	snprintf(d, sizeof(d), "%d", delay);
 	err = sysfs_write(PM_TEST_DELAY, d);
 	if (!err)
-		err = sysfs_write("/sys/power/pm_test", "freezer");
+		err = sysfs_write("/sys/power/pm_test", level);
 	if (!err)
 		err = sysfs_write("/sys/power/state", "mem");
 	sysfs_write("/sys/power/pm_test", "none");
 	return err;
+}
+
+static inline int freeze_cycle(int delay)
+{
+	return suspend_cycle("freezer", delay);
 }
 
 /* One line of /sys/kernel/debug/freezer. */

@@ -13,6 +13,9 @@
  *			freezer flags; the result goes to the report
  *	churn on|off	a thread that keeps creating and stopping freezable
  *			and non-freezable threads, workers and workqueues
+ *	stophold	a freezable thread created now and woken in the next
+ *			window, where a non-freezable thread stops it with
+ *			kthread_stop() once it is frozen
  */
 #include <linux/debugfs.h>
 #include <linux/delay.h>
@@ -27,6 +30,9 @@
 #include <linux/workqueue.h>
 #include <trace/events/power.h>
 
+/* What fzp_stopped_fn() returns: kthread_stop() must hand it back. */
+#define FZP_STOP_RESULT 42
+
 /* Something that runs over and over and counts its runs. */
 struct fzp_actor {
 	const char *name;
@@ -37,7 +43,7 @@ struct fzp_actor {
 };
 
 enum {
-	A_THREAD_FRZ,		/* kthread_run_flags(KTHREAD_FREEZABLE) */
+	A_THREAD_FRZ,		/* kthread_run_flags(KTF_FREEZABLE) */
 	A_THREAD_NOFRZ,		/* kthread_run_flags(0) */
 	A_THREAD_LATE,		/* kthread_run() + set_freezable(), as before */
 	A_WORKER_FRZ,		/* kthread_create_worker(KTW_FREEZABLE) */
@@ -80,6 +86,9 @@ enum {
 	S_FROM_THREAD,		/* created by a non-freezable thread */
 	S_FROM_TIMER,		/* created by work a timer queued */
 	S_HELD,			/* created by "hold", woken in the window */
+	S_LATE,			/* created non-freezable by a thread in the
+				 * window; its function does work, then
+				 * calls set_freezable() */
 	NR_SPAWNS
 };
 
@@ -87,7 +96,32 @@ static struct fzp_spawn spawns[NR_SPAWNS] = {
 	[S_FROM_THREAD] = { .name = "fzp_spawn_thread" },
 	[S_FROM_TIMER]  = { .name = "fzp_spawn_timer" },
 	[S_HELD]        = { .name = "fzp_held" },
+	[S_LATE]        = { .name = "fzp_spawn_late" },
 };
+
+/* Threads of the kernel that this series creates freezable. */
+static const char *const named[] = {
+	"oom_reaper", "khugepaged", "ksmd", "pktcdvd0", "kthreadd",
+};
+
+static int named_frozen_at_thaw[ARRAY_SIZE(named)];
+
+/*
+ * "stophold": a freezable thread frozen before its function, stopped by
+ * kthread_stop() from a non-freezable thread inside the window.
+ */
+static struct {
+	struct task_struct *task;	/* the stopped thread, a reference */
+	struct task_struct *stopper;
+	struct completion go;		/* the window opened */
+	bool armed;
+	bool frozen_before_stop;
+	int err;
+	int stop_ret;
+	u64 stop_done_ns;
+	u64 first_run_ns;
+	bool ran_in_window;
+} stopped = { .err = 1 };
 
 /*
  * fzp_lock: creating and reaping spawns, the counters' reset, invalid_*.
@@ -167,6 +201,17 @@ static bool fzp_reap(struct fzp_spawn *s, bool wait)
 	return true;
 }
 
+static int fzp_spawn_late_fn(void *data)
+{
+	struct fzp_spawn *s = data;
+
+	/* Work done before it opts in, as a set_freezable() thread does. */
+	s->first_run_ns = ktime_get_ns();
+	s->ran_in_window = READ_ONCE(in_window);
+	set_freezable();
+	kthread_complete_and_exit(&s->exited, 0);
+}
+
 static void fzp_spawn(struct fzp_spawn *s, bool wake)
 {
 	struct task_struct *t;
@@ -183,8 +228,11 @@ static void fzp_spawn(struct fzp_spawn *s, bool wake)
 	s->frozen_at_thaw = false;
 	s->created_ns = ktime_get_ns();
 	s->created_in_window = READ_ONCE(in_window);
-	t = kthread_create_flags(fzp_spawn_fn, s, KTHREAD_FREEZABLE, "%s",
-				 s->name);
+	if (s == &spawns[S_LATE])
+		t = kthread_create(fzp_spawn_late_fn, s, "%s", s->name);
+	else
+		t = kthread_create_flags(fzp_spawn_fn, s, KTF_FREEZABLE, "%s",
+					 s->name);
 	if (IS_ERR(t)) {
 		s->err = PTR_ERR(t);
 	} else {
@@ -222,6 +270,7 @@ static int fzp_thread_fn(void *data)
 		if (a == &actors[A_THREAD_NOFRZ] && READ_ONCE(spawn_requested)) {
 			WRITE_ONCE(spawn_requested, false);
 			fzp_spawn(&spawns[S_FROM_THREAD], true);
+			fzp_spawn(&spawns[S_LATE], true);
 		}
 		schedule_timeout_interruptible(1);
 		try_to_freeze();
@@ -263,6 +312,10 @@ static void fzp_window_open(void)
 		wake_up_process(spawns[S_HELD].task);
 	}
 	spin_unlock(&spawn_lock);
+	if (xchg(&stopped.armed, false)) {
+		wake_up_process(stopped.task);
+		complete(&stopped.go);
+	}
 }
 
 /* The state of the task named @comm, or of @t if not NULL. */
@@ -298,6 +351,8 @@ static void fzp_window_close(void)
 			fzp_frozen(workers[i]->task, NULL);
 	for (i = A_RESCUER_FRZ; i <= A_RESCUER_NOFRZ; i++)
 		actors[i].frozen_at_thaw = fzp_frozen(NULL, actors[i].name);
+	for (i = 0; i < ARRAY_SIZE(named); i++)
+		named_frozen_at_thaw[i] = fzp_frozen(NULL, named[i]);
 	spin_lock(&spawn_lock);
 	for (i = 0; i < NR_SPAWNS; i++) {
 		struct task_struct *t = spawns[i].task;
@@ -340,7 +395,7 @@ static int fzp_churn_fn(void *data)
 		struct kthread_worker *w;
 		struct workqueue_struct *wq;
 
-		t1 = kthread_run_flags(fzp_idle_fn, NULL, KTHREAD_FREEZABLE,
+		t1 = kthread_run_flags(fzp_idle_fn, NULL, KTF_FREEZABLE,
 				       "fzp_churn_frz");
 		t2 = kthread_run_flags(fzp_idle_fn, NULL, 0, "fzp_churn_nofrz");
 		w = kthread_create_worker(KTW_FREEZABLE, "fzp_churn_worker");
@@ -383,6 +438,86 @@ static int fzp_churn(bool on)
 	return err;
 }
 
+static int fzp_stopped_fn(void *data)
+{
+	stopped.first_run_ns = ktime_get_ns();
+	stopped.ran_in_window = READ_ONCE(in_window);
+	while (!kthread_should_stop()) {
+		schedule_timeout_interruptible(1);
+		try_to_freeze();
+	}
+	return FZP_STOP_RESULT;
+}
+
+static int fzp_stopper_fn(void *data)
+{
+	int i;
+
+	wait_for_completion(&stopped.go);
+	/* Up to 2 s for the thread to reach the refrigerator. */
+	for (i = 0; i < 400; i++) {
+		if (READ_ONCE(stopped.task->__state) & TASK_FROZEN)
+			break;
+		usleep_range(5000, 6000);
+	}
+	stopped.frozen_before_stop =
+		READ_ONCE(stopped.task->__state) & TASK_FROZEN;
+	stopped.stop_ret = kthread_stop(stopped.task);
+	stopped.stop_done_ns = ktime_get_ns();
+	put_task_struct(stopped.task);
+	stopped.task = NULL;
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(HZ);
+	return 0;
+}
+
+/* Drop what "stophold" made; the stopped thread may not have run yet. */
+static void fzp_stopped_reap(void)
+{
+	if (!stopped.stopper)
+		return;
+	if (xchg(&stopped.armed, false)) {
+		/* No window came: let it run, and stop it. */
+		wake_up_process(stopped.task);
+		complete(&stopped.go);
+	}
+	kthread_stop(stopped.stopper);
+	put_task_struct(stopped.stopper);
+	stopped.stopper = NULL;
+}
+
+static int fzp_stophold(void)
+{
+	struct task_struct *t, *stopper;
+
+	fzp_stopped_reap();
+	stopped.frozen_before_stop = false;
+	stopped.stop_ret = 0;
+	stopped.stop_done_ns = 0;
+	stopped.first_run_ns = 0;
+	stopped.ran_in_window = false;
+	init_completion(&stopped.go);
+	t = kthread_create_flags(fzp_stopped_fn, NULL, KTF_FREEZABLE,
+				 "fzp_stopped");
+	if (IS_ERR(t))
+		return stopped.err = PTR_ERR(t);
+	get_task_struct(t);
+	stopped.task = t;
+	stopper = kthread_run(fzp_stopper_fn, NULL, "fzp_stopper");
+	if (IS_ERR(stopper)) {
+		stopped.task = NULL;
+		kthread_stop(t);
+		put_task_struct(t);
+		return stopped.err = PTR_ERR(stopper);
+	}
+	get_task_struct(stopper);
+	stopped.stopper = stopper;
+	stopped.err = 0;
+	/* The trace probe takes it with xchg(), preemption off. */
+	WRITE_ONCE(stopped.armed, true);
+	return 0;
+}
+
 static int fzp_report_show(struct seq_file *m, void *unused)
 {
 	int i;
@@ -405,6 +540,13 @@ static int fzp_report_show(struct seq_file *m, void *unused)
 		   invalid_ran);
 	seq_printf(m, "churn %d %d\n", atomic_read(&churn_rounds),
 		   atomic_read(&churn_errors));
+	for (i = 0; i < ARRAY_SIZE(named); i++)
+		seq_printf(m, "named %s %d\n", named[i],
+			   named_frozen_at_thaw[i]);
+	seq_printf(m, "stopped %d %d %d %llu %llu %d\n", stopped.err,
+		   stopped.frozen_before_stop, stopped.stop_ret,
+		   stopped.stop_done_ns, stopped.first_run_ns,
+		   stopped.ran_in_window);
 	mutex_unlock(&fzp_lock);
 	return 0;
 }
@@ -416,8 +558,11 @@ static int fzp_invalid_fn(void *data)
 {
 	invalid_ran = true;
 	complete(&invalid_started);
-	while (!kthread_should_stop())
+	/* Accepted flags may make it freezable: it must reach freezing points. */
+	while (!kthread_should_stop()) {
 		schedule_timeout_interruptible(1);
+		try_to_freeze();
+	}
 	return 0;
 }
 
@@ -469,8 +614,12 @@ static ssize_t fzp_ctl_write(struct file *file, const char __user *ubuf,
 		window_close_ns = 0;
 		atomic_set(&churn_rounds, 0);
 		atomic_set(&churn_errors, 0);
+		for (i = 0; i < ARRAY_SIZE(named); i++)
+			named_frozen_at_thaw[i] = -1;
 	} else if (sscanf(cmd, "invalid %x", &flags) == 1) {
 		fzp_try_invalid(flags);
+	} else if (!strcmp(cmd, "stophold")) {
+		ret = fzp_stophold() ?: count;
 	} else if (!strcmp(cmd, "hold")) {
 		mutex_unlock(&fzp_lock);
 		fzp_spawn(&spawns[S_HELD], false);
@@ -511,12 +660,13 @@ static void fzp_stop_all(void)
 	}
 	for (i = 0; i < NR_SPAWNS; i++)
 		fzp_reap(&spawns[i], true);
+	fzp_stopped_reap();
 }
 
 static int __init fzp_init(void)
 {
 	static const unsigned int thread_flags[] = {
-		KTHREAD_FREEZABLE, 0, 0
+		KTF_FREEZABLE, 0, 0
 	};
 	int i, err;
 
@@ -525,6 +675,13 @@ static int __init fzp_init(void)
 
 	for (i = 0; i < NR_ACTORS; i++)
 		actors[i].frozen_at_thaw = -1;
+	for (i = 0; i < ARRAY_SIZE(named); i++)
+		named_frozen_at_thaw[i] = -1;
+	/* Initialised first: the failure path cancels them. */
+	for (i = 0; i < ARRAY_SIZE(wqs); i++)
+		INIT_DELAYED_WORK(&wq_work[i], fzp_wq_fn);
+	for (i = 0; i < ARRAY_SIZE(workers); i++)
+		kthread_init_delayed_work(&worker_work[i], fzp_worker_fn);
 	wqs[0] = alloc_workqueue("%s", WQ_FREEZABLE | WQ_MEM_RECLAIM, 0,
 				 actors[A_WQ_FRZ].name);
 	wqs[1] = alloc_workqueue("%s", WQ_MEM_RECLAIM, 0,
@@ -533,10 +690,8 @@ static int __init fzp_init(void)
 		err = -ENOMEM;
 		goto fail;
 	}
-	for (i = 0; i < ARRAY_SIZE(wqs); i++) {
-		INIT_DELAYED_WORK(&wq_work[i], fzp_wq_fn);
+	for (i = 0; i < ARRAY_SIZE(wqs); i++)
 		queue_delayed_work(wqs[i], &wq_work[i], 1);
-	}
 
 	for (i = 0; i < ARRAY_SIZE(workers); i++) {
 		workers[i] = kthread_create_worker(i ? 0 : KTW_FREEZABLE, "%s",
@@ -545,7 +700,6 @@ static int __init fzp_init(void)
 			err = PTR_ERR(workers[i]);
 			goto fail;
 		}
-		kthread_init_delayed_work(&worker_work[i], fzp_worker_fn);
 		kthread_queue_delayed_work(workers[i], &worker_work[i], 1);
 	}
 
