@@ -3,7 +3,10 @@
  * 100 freeze cycles in a row while a thread keeps creating and stopping
  * freezable and non-freezable threads, kthread workers and workqueues:
  * every cycle freezes (no EBUSY, no "Freezing ... failed"), the churn goes
- * on between them, and nothing freezable ran in any of the 100 windows.
+ * on between them and inside them (every 25th freeze is held for a second,
+ * long enough for the churn to create and destroy freezable workqueues and
+ * threads there, and for the 1-jiffy actors to be caught if they ran), and
+ * nothing freezable ran in any of the 100 windows.
  */
 #include "kselftest_harness.h"
 #include "freezer_test.h"
@@ -36,15 +39,19 @@ TEST_F(cycles, hundred_freezes_with_threads_coming_and_going)
 	ASSERT_LE(0, failed_before);
 	ASSERT_EQ(0, probe_ctl("churn on"));
 	for (i = 0; i < CYCLES && !err; i++)
-		err = freeze_cycle(0);
+		err = freeze_cycle(i % 25 ? 0 : 1);
 	EXPECT_EQ(0, probe_ctl("churn off"));
 	ASSERT_EQ(0, err) TH_LOG("cycle %d of %d failed: %d", i, CYCLES, err);
 
 	ASSERT_EQ(0, probe_read(&r));
 	EXPECT_EQ(CYCLES, r.windows);
 	EXPECT_EQ(0, r.churn_errors);
-	/* The churn made progress between the freezes. */
+	/*
+	 * The churn made progress between the freezes, and inside them: rounds
+	 * started in a window made and destroyed freezable workqueues there.
+	 */
 	EXPECT_LT(0, r.churn_rounds);
+	EXPECT_LT(0, r.churn_rounds_in_window);
 	for (i = 0; i < 4; i++) {
 		const struct actor *a = find_actor(&r, held_back[i]);
 

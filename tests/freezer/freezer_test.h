@@ -76,6 +76,7 @@ struct probe_report {
 	int invalid_ran;
 	int churn_rounds;
 	int churn_errors;
+	int churn_rounds_in_window;
 	struct named named[MAX_NAMED];
 	int nr_named;
 	struct stopped stopped;
@@ -137,8 +138,8 @@ static inline int probe_read(struct probe_report *r)
 		if (sscanf(line, "invalid %x %d %d", &r->invalid_flags,
 			   &r->invalid_err, &r->invalid_ran) == 3)
 			continue;
-		if (sscanf(line, "churn %d %d", &r->churn_rounds,
-			   &r->churn_errors) == 2)
+		if (sscanf(line, "churn %d %d %d", &r->churn_rounds,
+			   &r->churn_errors, &r->churn_rounds_in_window) == 3)
 			continue;
 		if (r->nr_named < MAX_NAMED &&
 		    sscanf(line, "named %63s %d", nm->name,

@@ -11,8 +11,10 @@
  *	reset		zero the counters
  *	invalid FLAGS	kthread_create_flags() with FLAGS, which are not
  *			freezer flags; the result goes to the report
- *	churn on|off	a thread that keeps creating and stopping freezable
- *			and non-freezable threads, workers and workqueues
+ *	churn on|off	threads that keep creating and stopping freezable
+ *			and non-freezable threads, workers and workqueues;
+ *			the workqueue one counts its rounds done inside a
+ *			window
  *	stophold	a freezable thread created now and woken in the next
  *			window, where a non-freezable thread stops it with
  *			kthread_stop() once it is frozen
@@ -127,7 +129,7 @@ static struct {
  * fzp_lock: creating and reaping spawns, the counters' reset, invalid_*.
  * spawn_lock: spawns[].task and .woken, which the trace probe reads; the
  * probe runs with preemption off and takes only this spinlock.
- * churn_lock: churn_task.
+ * churn_lock: churn_task and churn_wq_task.
  */
 static DEFINE_MUTEX(fzp_lock);
 static DEFINE_SPINLOCK(spawn_lock);
@@ -150,9 +152,10 @@ static unsigned int invalid_flags;
 static int invalid_err = 1;		/* 1: not tried */
 static bool invalid_ran;
 
-static struct task_struct *churn_task;
+static struct task_struct *churn_task, *churn_wq_task;
 static atomic_t churn_rounds;
 static atomic_t churn_errors;
+static atomic_t churn_rounds_in_window;
 
 static void fzp_ran(struct fzp_actor *a)
 {
@@ -388,20 +391,18 @@ static int fzp_idle_fn(void *data)
 	return 0;
 }
 
+/* Creation and teardown of freezable and non-freezable threads and workers. */
 static int fzp_churn_fn(void *data)
 {
 	while (!kthread_should_stop()) {
 		struct task_struct *t1, *t2;
 		struct kthread_worker *w;
-		struct workqueue_struct *wq;
 
 		t1 = kthread_run_flags(fzp_idle_fn, NULL, KTF_FREEZABLE,
 				       "fzp_churn_frz");
 		t2 = kthread_run_flags(fzp_idle_fn, NULL, 0, "fzp_churn_nofrz");
 		w = kthread_create_worker(KTW_FREEZABLE, "fzp_churn_worker");
-		wq = alloc_workqueue("fzp_churn_wq",
-				     WQ_FREEZABLE | WQ_MEM_RECLAIM, 0);
-		if (IS_ERR(t1) || IS_ERR(t2) || IS_ERR(w) || !wq)
+		if (IS_ERR(t1) || IS_ERR(t2) || IS_ERR(w))
 			atomic_inc(&churn_errors);
 		usleep_range(1000, 3000);
 		if (!IS_ERR(t1))
@@ -410,9 +411,34 @@ static int fzp_churn_fn(void *data)
 			kthread_stop(t2);
 		if (!IS_ERR(w))
 			kthread_destroy_worker(w);
+		atomic_inc(&churn_rounds);
+	}
+	return 0;
+}
+
+/*
+ * Allocation and destruction of freezable workqueues with rescuers, which
+ * never waits for a frozen task: it goes on inside a freeze window, and
+ * counts the rounds it starts and ends there.  (The thread churn above cannot: a
+ * freezable thread frozen in its round holds kthread_stop() until the
+ * thaw.)
+ */
+static int fzp_churn_wq_fn(void *data)
+{
+	while (!kthread_should_stop()) {
+		bool started_in_window = READ_ONCE(in_window);
+		struct workqueue_struct *wq;
+
+		wq = alloc_workqueue("fzp_churn_wq",
+				     WQ_FREEZABLE | WQ_MEM_RECLAIM, 0);
+		if (!wq)
+			atomic_inc(&churn_errors);
+		usleep_range(1000, 3000);
 		if (wq)
 			destroy_workqueue(wq);
 		atomic_inc(&churn_rounds);
+		if (started_in_window && READ_ONCE(in_window))
+			atomic_inc(&churn_rounds_in_window);
 	}
 	return 0;
 }
@@ -427,13 +453,25 @@ static int fzp_churn(bool on)
 		if (IS_ERR(churn_task)) {
 			err = PTR_ERR(churn_task);
 			churn_task = NULL;
+			goto out;
+		}
+		churn_wq_task = kthread_run(fzp_churn_wq_fn, NULL,
+					    "fzp_churn_wq");
+		if (IS_ERR(churn_wq_task)) {
+			err = PTR_ERR(churn_wq_task);
+			churn_wq_task = NULL;
+			kthread_stop(churn_task);
+			churn_task = NULL;
 		}
 	} else if (!on && churn_task) {
 		kthread_stop(churn_task);
+		kthread_stop(churn_wq_task);
 		churn_task = NULL;
+		churn_wq_task = NULL;
 	} else {
 		err = -EALREADY;
 	}
+out:
 	mutex_unlock(&churn_lock);
 	return err;
 }
@@ -538,8 +576,9 @@ static int fzp_report_show(struct seq_file *m, void *unused)
 			   spawns[i].frozen_at_thaw);
 	seq_printf(m, "invalid %#x %d %d\n", invalid_flags, invalid_err,
 		   invalid_ran);
-	seq_printf(m, "churn %d %d\n", atomic_read(&churn_rounds),
-		   atomic_read(&churn_errors));
+	seq_printf(m, "churn %d %d %d\n", atomic_read(&churn_rounds),
+		   atomic_read(&churn_errors),
+		   atomic_read(&churn_rounds_in_window));
 	for (i = 0; i < ARRAY_SIZE(named); i++)
 		seq_printf(m, "named %s %d\n", named[i],
 			   named_frozen_at_thaw[i]);
@@ -614,6 +653,7 @@ static ssize_t fzp_ctl_write(struct file *file, const char __user *ubuf,
 		window_close_ns = 0;
 		atomic_set(&churn_rounds, 0);
 		atomic_set(&churn_errors, 0);
+		atomic_set(&churn_rounds_in_window, 0);
 		for (i = 0; i < ARRAY_SIZE(named); i++)
 			named_frozen_at_thaw[i] = -1;
 	} else if (sscanf(cmd, "invalid %x", &flags) == 1) {
@@ -732,8 +772,10 @@ static void __exit fzp_exit(void)
 	debugfs_remove(dir);
 	unregister_trace_suspend_resume(fzp_suspend_resume, NULL);
 	tracepoint_synchronize_unregister();
-	if (churn_task)
+	if (churn_task) {
 		kthread_stop(churn_task);
+		kthread_stop(churn_wq_task);
+	}
 	fzp_stop_all();
 }
 
