@@ -1,8 +1,9 @@
 #!/bin/sh
 # make timings: measure the rig's build and boot times on this machine and print the figures the README quotes.
 #
-# timings.sh          no-op make test, one touched kernel file, fresh output
-#                     directories with a warm ccache, QEMU start to result
+# timings.sh          no-op make test with each group's time in the guest,
+#                     one touched kernel file, fresh output directories and
+#                     a fresh clone at a new path with a warm ccache
 # timings.sh --cold   also fresh output directories with ccache off (slow:
 #                     the two kernels from scratch)
 set -eu
@@ -33,6 +34,9 @@ measure "make test, nothing changed (both kernels)" make -C "$RIG_TOP" test
 grep -E '^boot and test \((std|debug)\)' "$tdir/last.log" |
 	sed 's/^boot and test (\(.*\)) *\(.*\)$/QEMU start to result line (\1 kernel, every group)  \2/' |
 	awk '{ t = $NF; $NF = ""; printf "%-58s %8s\n", $0, t }' | tee -a "$results"
+echo "each group's time in the guest, from the run above:" | tee -a "$results"
+python3 "$RIG_TOP/rig/group-times.py" "$RIG_LOGS/tap-std.log" "$RIG_LOGS/tap-debug.log" |
+	tee -a "$results"
 
 touch "$RIG_TREE/kernel/params.c"
 measure "make test after touching kernel/params.c (ccache off)" \
@@ -49,4 +53,13 @@ for v in std debug; do
 	fi
 	rm -rf "$tdir/out-$v"
 done
+# CI's case and every new session's: a clone of this repository's HEAD at
+# a path the cache has never seen, its own tree, both kernels.
+clone=$(mktemp -d /tmp/lwn2004-clone.XXXXXX)
+git clone -q "$RIG_TOP" "$clone/repo"
+measure "make tree in a fresh clone at a new path" make -C "$clone/repo" tree
+for v in std debug; do
+	measure "kernel $v in that clone, warm ccache" sh "$clone/repo/rig/build-kernel.sh" "$v"
+done
+rm -rf "$clone"
 echo "figures in $results ($(nproc) cores, $(date -u +%Y-%m-%d))"
