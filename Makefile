@@ -44,6 +44,6 @@ timings:
 
 # Keeps build/linux (the git tree) and ccache; drops every build output.
 clean:
-	rm -rf build/out-* build/mod-* build/guest build/root-* build/initramfs-* build/logs
+	rm -rf build/out-* build/bisect build/mod-* build/guest build/root-* build/initramfs-* build/logs
 
 .PHONY: run test bench deps tree export check-patches bisect-check rig-selftest timings clean

@@ -3,8 +3,12 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-wt=$RIG_BUILD/bisect-src
-out=$RIG_BUILD/out-bisect
+# The worktree and its output directory sit side by side as linux/ and
+# out-std/, like build/linux and build/out-std: ccache's base_dir hashes
+# the tree's paths relative to the output directory, so the same layout
+# lets the first build hit the objects of the main tree.
+wt=$RIG_BUILD/bisect/linux
+out=$RIG_BUILD/bisect/out-std
 git -C "$RIG_TREE" rev-parse -q --verify base >/dev/null || die "no kernel tree: run 'make tree'"
 commits=$(git -C "$RIG_TREE" rev-list --reverse base..HEAD)
 [ -n "$commits" ] || {

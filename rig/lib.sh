@@ -9,6 +9,12 @@ RIG_JOBS=${RIG_JOBS:-$(nproc)}
 . "$RIG_TOP/rig/kernel.env"
 
 # ccache lives outside the clone so a fresh clone (CI) still finds it warm.
+# base_dir makes the paths of a compile (the -I options, the source, the
+# include files in its manifest) relative to the output directory, so a
+# clone at another path hits the same objects, as long as each output
+# directory is a sibling of the tree it builds (build/out-std beside
+# build/linux: "../linux/..."); one elsewhere sees other relative paths
+# and misses everything.
 export CCACHE_DIR="${CCACHE_DIR:-/var/cache/lwn2004-ccache}"
 export CCACHE_BASEDIR="$RIG_TOP"
 export CCACHE_NOHASHDIR=1

@@ -42,16 +42,19 @@ touch "$RIG_TREE/kernel/params.c"
 measure "make test after touching kernel/params.c (ccache off)" \
 	env CCACHE_DISABLE=1 make -C "$RIG_TOP" test
 
+# A fresh output directory beside build/linux, as build/out-VARIANT is:
+# ccache hashes the tree's paths relative to it (see rig/lib.sh).
 for v in std debug; do
-	rm -rf "$tdir/out-$v"
+	o=$RIG_BUILD/out-timings-$v
+	rm -rf "$o"
 	measure "kernel $v from a fresh O= directory, warm ccache" \
-		env RIG_OUT="$tdir/out-$v" sh "$RIG_TOP/rig/build-kernel.sh" "$v"
+		env RIG_OUT="$o" sh "$RIG_TOP/rig/build-kernel.sh" "$v"
 	if [ $cold = 1 ]; then
-		rm -rf "$tdir/out-$v"
+		rm -rf "$o"
 		measure "kernel $v from a fresh O= directory, ccache off" \
-			env CCACHE_DISABLE=1 RIG_OUT="$tdir/out-$v" sh "$RIG_TOP/rig/build-kernel.sh" "$v"
+			env CCACHE_DISABLE=1 RIG_OUT="$o" sh "$RIG_TOP/rig/build-kernel.sh" "$v"
 	fi
-	rm -rf "$tdir/out-$v"
+	rm -rf "$o"
 done
 # CI's case and every new session's: a clone of this repository's HEAD at
 # a path the cache has never seen, its own tree, both kernels.
