@@ -17,8 +17,8 @@
 #include "kselftest_harness.h"
 #include "sysfs_file.h"
 #include "sysparams.h"
+#include "variant.h"
 
-#define ROUNDS	200
 /* p_slow's get op sleeps 1 ms, so unloads meet reads in progress. */
 #define PARAM	"p_slow"
 
@@ -113,6 +113,8 @@ TEST_F_TIMEOUT(race, reads_racing_unload_get_the_value_or_a_clean_error, 300)
 		{ .path = "/sys/parameters/" TEST_MOD "/" PARAM },
 	};
 	pthread_t t[3];
+	/* 200 unloads; 60 on the debug kernel, where each is slower. */
+	const int rounds = rig_rounds(200, 60);
 	int i;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -120,7 +122,7 @@ TEST_F_TIMEOUT(race, reads_racing_unload_get_the_value_or_a_clean_error, 300)
 	ASSERT_EQ(0, pthread_create(&t[0], NULL, read_loop, &r[0]));
 	ASSERT_EQ(0, pthread_create(&t[1], NULL, read_loop, &r[1]));
 	ASSERT_EQ(0, pthread_create(&t[2], NULL, hold_open, &r[2]));
-	for (i = 0; i < ROUNDS; i++) {
+	for (i = 0; i < rounds; i++) {
 		ASSERT_EQ(0, load_module(TEST_KO, NULL))
 			TH_LOG("round %d: %s", i, strerror(errno));
 		usleep(2000);
@@ -132,7 +134,7 @@ TEST_F_TIMEOUT(race, reads_racing_unload_get_the_value_or_a_clean_error, 300)
 	}
 	atomic_store(&stop, 1);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	TH_LOG("%d rounds in %.1f s", ROUNDS,
+	TH_LOG("%d rounds in %.1f s", rounds,
 	       t1.tv_sec - t0.tv_sec + (t1.tv_nsec - t0.tv_nsec) / 1e9);
 	for (i = 0; i < 3; i++) {
 		pthread_join(t[i], NULL);

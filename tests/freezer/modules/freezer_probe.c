@@ -15,6 +15,11 @@
  *			and non-freezable threads, workers and workqueues;
  *			the workqueue one counts its rounds done inside a
  *			window
+ *	fault_thread	kthread_create_flags(KTF_FREEZABLE) of a thread that is
+ *			then stopped unwoken; the write returns its error
+ *	fault_wq	alloc_workqueue(WQ_FREEZABLE | WQ_MEM_RECLAIM), then
+ *			destroy_workqueue(); the write returns -ENOMEM if
+ *			the allocation failed
  *	stophold	a freezable thread created now and woken in the next
  *			window, where a non-freezable thread stops it with
  *			kthread_stop() once it is frozen
@@ -556,6 +561,34 @@ static int fzp_stophold(void)
 	return 0;
 }
 
+/*
+ * For the fault-injection loop: each runs in the writer's context, so the
+ * writer's fail-nth fails their allocations, and leaves nothing behind.
+ */
+static int fzp_fault_thread(void)
+{
+	struct task_struct *t;
+
+	t = kthread_create_flags(fzp_idle_fn, NULL, KTF_FREEZABLE,
+				 "fzp_fault_thread");
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	/* Never woken: it exits without running fzp_idle_fn(). */
+	kthread_stop(t);
+	return 0;
+}
+
+static int fzp_fault_wq(void)
+{
+	struct workqueue_struct *wq;
+
+	wq = alloc_workqueue("fzp_fault_wq", WQ_FREEZABLE | WQ_MEM_RECLAIM, 0);
+	if (!wq)
+		return -ENOMEM;
+	destroy_workqueue(wq);
+	return 0;
+}
+
 static int fzp_report_show(struct seq_file *m, void *unused)
 {
 	int i;
@@ -658,6 +691,10 @@ static ssize_t fzp_ctl_write(struct file *file, const char __user *ubuf,
 			named_frozen_at_thaw[i] = -1;
 	} else if (sscanf(cmd, "invalid %x", &flags) == 1) {
 		fzp_try_invalid(flags);
+	} else if (!strcmp(cmd, "fault_thread")) {
+		ret = fzp_fault_thread() ?: count;
+	} else if (!strcmp(cmd, "fault_wq")) {
+		ret = fzp_fault_wq() ?: count;
 	} else if (!strcmp(cmd, "stophold")) {
 		ret = fzp_stophold() ?: count;
 	} else if (!strcmp(cmd, "hold")) {
