@@ -11,6 +11,8 @@ set -eu
 
 cold=0
 [ "${1:-}" = --cold ] && cold=1
+# Every group on both kernels, whatever the caller's make variables say.
+unset VARIANT T
 tdir=$RIG_BUILD/timings
 mkdir -p "$tdir"
 results=$tdir/results
@@ -58,7 +60,9 @@ for v in std debug; do
 done
 # CI's case and every new session's: a clone of this repository's HEAD at
 # a path the cache has never seen, its own tree, both kernels.
-clone=$(mktemp -d /tmp/lwn2004-clone.XXXXXX)
+clone=$(mktemp -d "${TMPDIR:-/tmp}/lwn2004-clone.XXXXXX")
+trap 'rm -rf "$clone"' EXIT
+trap 'exit 130' INT TERM
 git clone -q "$RIG_TOP" "$clone/repo"
 measure "make tree in a fresh clone at a new path" make -C "$clone/repo" tree
 for v in std debug; do

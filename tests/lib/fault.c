@@ -81,9 +81,11 @@ int fault_loop(fault_op_t op, fault_check_t check, void *arg, int max_tries,
 	for (n = 1; n <= max_tries; n++) {
 		int err, injected, checked;
 
-		ret = fail_nth_set(fd, n);
-		if (ret)
+		err = fail_nth_set(fd, n);
+		if (err) {
+			ret = err;
 			break;
+		}
 		err = op(arg);
 		injected = fail_nth_injected(fd);
 		/* Disarmed before anything else runs in this thread. */
@@ -120,6 +122,8 @@ int fault_loop(fault_op_t op, fault_check_t check, void *arg, int max_tries,
 			ret = -EPROTO;
 			break;
 		}
+		/* Still reaching its n-th fault point at the last try. */
+		ret = -E2BIG;
 	}
 	close(fd);
 	return ret;

@@ -34,7 +34,10 @@ struct fault_run {
 
 /*
  * Whether this kernel can inject faults per task: the debug kernel, with
- * failslab and fail_page_alloc.  The loop runs there only.
+ * failslab and fail_page_alloc.  The loop runs there only.  fail-nth
+ * counts the fault points of the calling thread only: what another task
+ * allocates for the operation (kthreadd forking a kthread, a worker) is
+ * not failed by it.
  */
 bool fault_injection_available(void);
 
@@ -48,8 +51,10 @@ int fault_injection_setup(void);
  * The loop: op under fail-nth for n = 1..max_tries.  Returns 0 when op
  * succeeded with no fault left to inject and every failed try gave an
  * allocation errno (ENOMEM, EAGAIN, ENOSPC, EINTR, ENOBUFS) and passed
- * check; otherwise -EPROTO (see run->bad_*), -E2BIG if op still reached
- * its max_tries-th fault point, or -errno if fail-nth could not be used.
+ * check (EINTR, EAGAIN, ENOSPC and ENOBUFS are what some callers turn a
+ * failed allocation into); otherwise -EPROTO (see run->bad_*), -E2BIG if
+ * op still reached its max_tries-th fault point, or -errno if fail-nth
+ * could not be used.
  */
 int fault_loop(fault_op_t op, fault_check_t check, void *arg, int max_tries,
 	       struct fault_run *run);

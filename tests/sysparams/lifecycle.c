@@ -2,7 +2,7 @@
 /*
  * /sys/parameters/<mod> comes with the module's load and goes with its
  * unload or its failed load, every time; 1,000 rounds (250 on the debug
- * kernel, where each is six times slower) leave no entry behind (and, on
+ * kernel, where each is about ten times slower) leave no entry behind (and, on
  * the debug kernel, no leak for kmemleak to find).
  */
 #include <errno.h>
