@@ -4,8 +4,9 @@
  * test kernel and are frozen in a held freeze: oom_reaper, khugepaged (THP
  * in madvise mode, which the kernel turns off by default on a guest with
  * less than 512 MiB, so the fixture turns it on), ksmd, and pktcdvd's kcdrwd, for a packet device set up
- * on the scsi_debug CD-ROM (the group's cmdline makes scsi_debug's disk
- * ptype 5, which the sr driver takes as /dev/sr0).  kthreadd, which is
+ * on a scsi_debug CD-ROM: the group's cmdline makes scsi_debug's disks
+ * ptype 5, which the sr driver takes as /dev/sr0, and the fixture adds the
+ * host for the test only (the rig boots with none).  kthreadd, which is
  * never frozen, is the control.
  */
 #include <sys/stat.h>
@@ -15,6 +16,7 @@
 #include "freezer_test.h"
 
 #define PKT_CLASS "/sys/class/pktcdvd/"
+#define SDEBUG_ADD_HOST "/sys/bus/pseudo/drivers/scsi_debug/add_host"
 #define THP_ENABLED "/sys/kernel/mm/transparent_hugepage/enabled"
 
 FIXTURE(converted) {
@@ -60,6 +62,9 @@ FIXTURE_SETUP(converted)
 	ASSERT_EQ(0, thp_mode(self->thp, sizeof(self->thp)));
 	ASSERT_EQ(0, sysfs_write(THP_ENABLED, "madvise"));
 
+	ASSERT_EQ(0, sysfs_write(SDEBUG_ADD_HOST, "1"));
+	for (int i = 0; i < 500 && stat("/sys/block/sr0/dev", &st); i++)
+		usleep(10 * 1000);
 	ASSERT_EQ(0, stat("/sys/block/sr0", &st))
 		TH_LOG("no /sys/block/sr0: is scsi_debug.ptype=5 on the cmdline?");
 	ASSERT_LT(0, sysfs_read("/sys/block/sr0/dev", dev, sizeof(dev)));
@@ -75,6 +80,7 @@ FIXTURE_TEARDOWN(converted)
 {
 	EXPECT_EQ(0, probe_unload());
 	EXPECT_EQ(0, sysfs_write(PKT_CLASS "remove", self->pkt_dev));
+	EXPECT_EQ(0, sysfs_write(SDEBUG_ADD_HOST, "-1"));
 	EXPECT_EQ(0, sysfs_write(THP_ENABLED, self->thp));
 }
 
