@@ -128,3 +128,24 @@ int fault_loop(fault_op_t op, fault_check_t check, void *arg, int max_tries,
 	close(fd);
 	return ret;
 }
+
+int fault_loop_report(const char *what, int ret, const struct fault_run *run)
+{
+	fprintf(stderr, "# %s: %d tries, %d failed cleanly, %d recovered\n",
+		what, run->tries, run->failed, run->recovered);
+	if (ret == -E2BIG)
+		fprintf(stderr, "# %s: still failing at try %d\n", what,
+			run->tries);
+	else if (ret == -EPROTO && run->check_err)
+		fprintf(stderr, "# %s: try %d: the check after it gave %d (%s)\n",
+			what, run->bad_try, run->check_err,
+			strerror(-run->check_err));
+	else if (ret == -EPROTO)
+		fprintf(stderr, "# %s: try %d: errno %d (%s)\n", what,
+			run->bad_try, run->bad_errno, strerror(run->bad_errno));
+	else if (ret)
+		fprintf(stderr, "# %s: fail-nth: %s\n", what, strerror(-ret));
+	else if (!run->failed && !run->recovered)
+		fprintf(stderr, "# %s: no fault point was reached\n", what);
+	return !ret && (run->failed || run->recovered) ? 0 : -1;
+}

@@ -59,4 +59,14 @@ int fault_injection_setup(void);
 int fault_loop(fault_op_t op, fault_check_t check, void *arg, int max_tries,
 	       struct fault_run *run);
 
+/*
+ * Print what the loop did on stderr as a TAP comment ("# WHAT: n tries,
+ * ..."), and the try that went wrong if one did.  0 if the loop passed
+ * (ret 0) and reached at least one fault point that was then failed
+ * (failed or recovered tries): a loop whose operation never reaches an
+ * injected fault proves nothing.  -1 otherwise.  Usable from a test or
+ * from a child process the test forked.
+ */
+int fault_loop_report(const char *what, int ret, const struct fault_run *run);
+
 #endif /* RIG_FAULT_H */
