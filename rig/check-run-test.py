@@ -113,12 +113,21 @@ class CheckRun(unittest.TestCase):
             ("[ 1.0] Kernel panic - not syncing: x", "kernel panic"),
             ("[ 1.0] ODEBUG: free active (active state 0) object", "debugobjects report"),
             ("[ 1.0] BUG: sleeping function called from invalid context at x", "sleep in atomic context"),
+            ("[ 1.0] kmemleak: Cannot allocate a kmemleak_object structure", "kmemleak disabled itself"),
+            ("[ 1.0] kmemleak: Kernel memory leak detector disabled", "kmemleak disabled itself"),
         ]:
             with self.subTest(what=what):
                 console = ["rig: begin g/b", line, "rig: end g/b rc=0"]
                 rc, out, _ = self.run_check(self.good_tap(), console)
                 self.assertEqual(1, rc, out)
                 self.assertIn(f"FAIL std   kernel: {what} during g/b", out)
+
+    def test_a_scan_area_kmemleak_could_not_allocate_is_no_report(self):
+        console = ["rig: begin g/b",
+                   "[ 1.0] kmemleak: Cannot allocate a scan area, scanning the full object",
+                   "rig: end g/b rc=0"]
+        rc, out, _ = self.run_check(self.good_tap(), console)
+        self.assertEqual(0, rc, out)
 
     def warn_block(self, text):
         return ["[ 1.0] ------------[ cut here ]------------",

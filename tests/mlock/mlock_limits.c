@@ -156,6 +156,30 @@ TEST_F(user, map_locked_over_the_limit_is_eagain)
 	EXPECT_EQ(0, vmlck_kb());
 }
 
+/*
+ * The 2004 patch refused to grow a locked mapping past the limit in
+ * mremap() with EAGAIN, as mainline does: growing to exactly the limit
+ * works, one page more fails and leaves the mapping as it was.
+ */
+TEST_F(user, mremap_growing_a_locked_mapping_past_the_limit_is_eagain)
+{
+	char *p = map_pages(LIMIT_PAGES / 2, MAP_LOCKED), *q;
+
+	ASSERT_NE(NULL, p) TH_LOG("%s", strerror(errno));
+	q = mremap(p, LIMIT_PAGES / 2 * page, LIMIT_PAGES * page,
+		   MREMAP_MAYMOVE);
+	ASSERT_NE(MAP_FAILED, q) TH_LOG("%s", strerror(errno));
+	EXPECT_EQ(LIMIT_PAGES * page / 1024, vmlck_kb());
+	EXPECT_EQ(MAP_FAILED, mremap(q, LIMIT_PAGES * page,
+				     (LIMIT_PAGES + 1) * page, MREMAP_MAYMOVE));
+	EXPECT_EQ(EAGAIN, errno);
+	EXPECT_EQ(LIMIT_PAGES * page / 1024, vmlck_kb());
+	/* shrinking is always allowed, and gives the budget back */
+	q = mremap(q, LIMIT_PAGES * page, page, 0);
+	ASSERT_NE(MAP_FAILED, q);
+	EXPECT_EQ(page / 1024, vmlck_kb());
+}
+
 TEST(user_with_a_zero_limit_gets_eperm)
 {
 	char *p;

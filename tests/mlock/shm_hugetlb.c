@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ipc.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/shm.h>
 #include <sys/syscall.h>
@@ -29,7 +30,9 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
+#include "fault.h"
 #include "unpriv.h"
+#include "variant.h"
 
 #define NR_HUGEPAGES	"/proc/sys/vm/nr_hugepages"
 #define SHM_MEMLOCK	"/proc/sys/vm/hugetlb_shm_memlock"
@@ -362,6 +365,73 @@ TEST_F(pool, the_sysctl_is_root_only)
 {
 	EXPECT_EQ(EACCES, as(USER, hp, turn_the_sysctl_off, 0));
 	EXPECT_EQ(1, read_long(SHM_MEMLOCK));
+}
+
+/*
+ * The charge is the segment's, not the sysctl's: turned off while charged
+ * segments exist, it still lets their destruction give every page back.
+ */
+TEST_F(pool, turning_the_sysctl_off_keeps_the_charges_of_existing_segments)
+{
+	ASSERT_EQ(0, as(USER, 2 * hp, create, hp));
+	ASSERT_EQ(0, as(USER, 2 * hp, create, hp));
+	ASSERT_EQ(0, write_long(SHM_MEMLOCK, 0));
+	remove_all_segments();
+	ASSERT_EQ(0, segments_in_use());
+	ASSERT_EQ(0, write_long(SHM_MEMLOCK, 1));
+	/* the whole budget, not what was charged while it was on */
+	EXPECT_EQ(0, as(USER, 2 * hp, create, 2 * hp));
+	EXPECT_EQ(ENOMEM, as(USER, 2 * hp, create, hp));
+}
+
+static int created = -1;
+
+static int shmget_op(void *arg)
+{
+	created = new_huge(2 * hp);
+	return created < 0 ? -errno : 0;
+}
+
+/*
+ * After a failed shmget() no segment is left and the whole budget is
+ * there: a segment of all of it can be created (and is removed again).
+ * One that succeeded despite its fault is removed first.
+ */
+static int budget_whole(void *arg, int err)
+{
+	if (!err && shmctl(created, IPC_RMID, NULL))
+		return -errno;
+	if (segments_in_use())
+		return -EEXIST;
+	return -create_and_remove(2 * hp);
+}
+
+/* In the child, as uid 1000 with 2 huge pages of RLIMIT_MEMLOCK. */
+static int shmget_fault_loop(long unused)
+{
+	struct fault_run run;
+	int ret;
+
+	/* the uid change made /proc/thread-self/fail-nth root's */
+	if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0))
+		return 205;
+	ret = fault_loop(shmget_op, budget_whole, NULL, 500, &run);
+	if (!ret && shmctl(created, IPC_RMID, NULL))
+		ret = -errno;
+	return fault_loop_report("shmget(SHM_HUGETLB) as uid 1000", ret, &run) ?
+	       206 : 0;
+}
+
+TEST_F(pool, a_failed_shmget_gives_the_charge_back_at_every_fault)
+{
+	if (!rig_debug_kernel())
+		SKIP(return, "fault injection runs on the debug kernel only");
+	ASSERT_TRUE(fault_injection_available());
+	ASSERT_EQ(0, fault_injection_setup());
+	ASSERT_EQ(0, as(USER, 2 * hp, shmget_fault_loop, 0));
+	EXPECT_EQ(0, segments_in_use());
+	EXPECT_EQ(0, meminfo("HugePages_Rsvd:"));
+	EXPECT_EQ(0, as(USER, 2 * hp, create, 2 * hp));
 }
 
 /* Within the limit but more than the pool: the reservation fails. */

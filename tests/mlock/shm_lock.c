@@ -141,6 +141,29 @@ TEST_F(user, destruction_waits_for_the_last_detach)
 	EXPECT_EQ(0, shm_lock(self->b)) TH_LOG("%s", strerror(errno));
 }
 
+/* Lower the limit to 0, then unlock: 0 only if SHM_UNLOCK worked. */
+static int unlock_with_no_limit(int id)
+{
+	if (set_memlock(0))
+		return 3;
+	return shmctl(id, SHM_UNLOCK, NULL) ? 2 : 0;
+}
+
+/*
+ * RLIMIT_MEMLOCK 0 refuses SHM_LOCK (EPERM), never SHM_UNLOCK: a process
+ * that lowered its limit must still be able to give its budget back.
+ */
+TEST_F(user, shm_unlock_works_with_a_zero_limit)
+{
+	struct shmid_ds ds;
+
+	ASSERT_EQ(0, shm_lock(self->a));
+	ASSERT_EQ(0, in_child(unlock_with_no_limit, self->a));
+	ASSERT_EQ(0, shmctl(self->a, IPC_STAT, &ds));
+	EXPECT_FALSE(ds.shm_perm.mode & SHM_LOCKED);
+	EXPECT_EQ(0, shm_lock(self->b)) TH_LOG("%s", strerror(errno));
+}
+
 TEST(user_with_a_zero_limit_gets_eperm)
 {
 	int id;

@@ -8,6 +8,8 @@
 #include <linux/init.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/namei.h>
+#include <linux/path.h>
 
 static int p_int = -7;
 module_param(p_int, int, 0644);
@@ -84,13 +86,24 @@ static const struct kernel_param_ops slow_ops = {
 };
 module_param_cb(p_slow, &slow_ops, &p_slow, 0644);
 
-/* Makes the load fail after the parameters were added to sysfs. */
+/*
+ * Makes the load fail after the parameters were added to sysfs: with
+ * ENODEV if /sys/parameters/sysparams_test was there by then, so that a
+ * test seeing it gone afterwards knows it was removed, ESRCH if not.
+ */
 static bool fail_init;
 module_param(fail_init, bool, 0444);
 
 static int __init sysparams_test_init(void)
 {
-	return fail_init ? -ENODEV : 0;
+	struct path path;
+
+	if (!fail_init)
+		return 0;
+	if (kern_path("/sys/parameters/" KBUILD_MODNAME, 0, &path))
+		return -ESRCH;
+	path_put(&path);
+	return -ENODEV;
 }
 
 static void __exit sysparams_test_exit(void)
