@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Queued records are charged to the memory cgroup of the task that opened
- * the device, not to whoever caused the events, and given back when the
- * instance closes.
+ * Queued records and watches are charged to the memory cgroup of the task
+ * that opened the device, not to whoever caused the events or added the
+ * watches later from another cgroup, and given back when the instance
+ * closes.
  */
 #include <stdlib.h>
 #include <sys/mount.h>
@@ -15,15 +16,25 @@
 
 #define CGROOT "/sys/fs/cgroup"
 #define CG CGROOT "/devino"
+#define CG_B CGROOT "/devino-b"
 #define NAMES 3000
+#define MAX_WATCHES "/proc/sys/fs/inotify/max_user_watches"
+/* some 1.6 MB of marks: well above memcg's per-CPU charge batches */
+#define WATCHES 20000
+
+static long cg_current_of(const char *cg)
+{
+	char path[128], buf[32];
+
+	snprintf(path, sizeof(path), "%s/memory.current", cg);
+	if (sysfs_read(path, buf, sizeof(buf)) <= 0)
+		return -1;
+	return atol(buf);
+}
 
 static long cg_current(void)
 {
-	char buf[32];
-
-	if (sysfs_read(CG "/memory.current", buf, sizeof(buf)) <= 0)
-		return -1;
-	return atol(buf);
+	return cg_current_of(CG);
 }
 
 static int join(const char *cg)
@@ -37,6 +48,7 @@ static int join(const char *cg)
 
 FIXTURE(memcg) {
 	int mounted;
+	char old_watches[32];
 };
 
 FIXTURE_SETUP(memcg)
@@ -44,13 +56,19 @@ FIXTURE_SETUP(memcg)
 	self->mounted = !mount("none", CGROOT, "cgroup2", 0, NULL);
 	ASSERT_EQ(0, sysfs_write(CGROOT "/cgroup.subtree_control", "+memory"));
 	rmdir(CG);
+	rmdir(CG_B);
 	ASSERT_EQ(0, mkdir(CG, 0755));
+	ASSERT_EQ(0, mkdir(CG_B, 0755));
 	ASSERT_EQ(0, mkdir("d", 0755));
+	ASSERT_LE(0, sysfs_read(MAX_WATCHES, self->old_watches, 32));
 }
 
-FIXTURE_TEARDOWN(memcg)
+/* In the parent: the watch limit must come back even after an ASSERT. */
+FIXTURE_TEARDOWN_PARENT(memcg)
 {
+	sysfs_write(MAX_WATCHES, self->old_watches);
 	rmdir(CG);
+	rmdir(CG_B);
 	if (self->mounted)
 		umount(CGROOT);
 	system("rm -rf d");
@@ -89,6 +107,38 @@ TEST_F(memcg, records_are_charged_to_the_opener)
 	closed = cg_current();
 	TH_LOG("memory.current %ld after close", closed);
 	ASSERT_GT(before + (queued - before) / 2, closed);
+}
+
+/* Open in A, move to B, add the watches there: A pays, as for records. */
+TEST_F(memcg, watches_are_charged_to_the_opener)
+{
+	long a0, b0, a1, b1;
+	char path[32];
+	int fd, i;
+
+	ASSERT_EQ(0, sysfs_write(MAX_WATCHES, "30000"));
+	for (i = 0; i < WATCHES; i++) {
+		snprintf(path, sizeof(path), "d/%d", i);
+		ASSERT_EQ(0, mknod(path, S_IFREG | 0644, 0));
+	}
+	ASSERT_EQ(0, join(CG));
+	fd = devino_open(O_NONBLOCK);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, join(CG_B));
+	a0 = cg_current_of(CG);
+	b0 = cg_current_of(CG_B);
+	for (i = 0; i < WATCHES; i++) {
+		snprintf(path, sizeof(path), "d/%d", i);
+		ASSERT_LE(0, devino_watch(fd, path, IN_ATTRIB));
+	}
+	a1 = cg_current_of(CG);
+	b1 = cg_current_of(CG_B);
+	TH_LOG("%d watches: the opener's cgroup %ld -> %ld, the caller's %ld -> %ld",
+	       WATCHES, a0, a1, b0, b1);
+	ASSERT_EQ(0, join(CGROOT));
+	EXPECT_LE(a0 + 1024 * 1024, a1);
+	EXPECT_GT(b0 + 512 * 1024, b1);
+	ASSERT_EQ(0, close(fd));
 }
 
 TEST_HARNESS_MAIN
