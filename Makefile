@@ -4,10 +4,11 @@
 #   make test           build everything, run every test group on std and debug
 #   make test T=smoke VARIANT=std    one group, one kernel
 #   make bench          figures: each group's bench/ programs on std and a reference kernel
+#   make check-build    the series' objects under Debian's config: W=1 and sparse, no new warnings
 #   make tree | export | check-patches | bisect-check | rig-selftest | timings | deps | clean
 
 SHELL := /bin/sh
-export T VARIANT TIMEOUT FORCE
+export T VARIANT TIMEOUT FORCE CHECK_BUILD_REV
 
 run:
 	@sh rig/run.sh
@@ -30,6 +31,9 @@ export:
 check-patches:
 	@sh rig/check-patches.sh
 
+check-build:
+	@sh rig/check-build.sh
+
 bisect-check:
 	@sh rig/bisect-check.sh
 
@@ -44,6 +48,6 @@ timings:
 
 # Keeps build/linux (the git tree) and ccache; drops every build output.
 clean:
-	rm -rf build/out-* build/bisect build/mod-* build/guest build/root-* build/initramfs-* build/logs
+	rm -rf build/out-* build/bisect build/check build/mod-* build/guest build/root-* build/initramfs-* build/logs
 
-.PHONY: run test bench deps tree export check-patches bisect-check rig-selftest timings clean
+.PHONY: run test bench deps tree export check-patches check-build bisect-check rig-selftest timings clean

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Install the Debian packages the rig needs (rig/packages.txt + the pinned kernel source), only what is missing.
+# Install the Debian packages the rig needs (rig/packages.txt + the pinned kernel source and its configurations), only what is missing.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -28,6 +28,11 @@ if [ "$have" != "$LINUX_SOURCE_VERSION" ]; then
 	fi
 	missing="$missing $want"
 fi
+# Debian's configurations of the kernel, at the version of its source.
+want_cfg="$LINUX_CONFIG_PKG=${want#*=}"
+have_cfg=$(dpkg-query -W -f='${Status} ${Version}\n' "$LINUX_CONFIG_PKG" 2>/dev/null |
+	sed -n 's/^install ok installed //p')
+[ "$LINUX_CONFIG_PKG=$have_cfg" = "$want_cfg" ] || missing="$missing $want_cfg"
 
 if [ -z "$missing" ]; then
 	echo "all packages present"
