@@ -4,7 +4,9 @@
  * rename and delete, a reader drains, and instances are closed while
  * events are being delivered to them.  Every record read must be well
  * formed; the kernel must report nothing (the debug kernel's KASAN,
- * lockdep and kmemleak are the real judges here).
+ * lockdep and kmemleak are the real judges here).  And while watches are
+ * ignored, or their files deleted, as events arrive for them, no record
+ * of a wd may come after that wd's IN_IGNORED.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -155,6 +157,109 @@ TEST(watch_churn_with_file_churn_and_closes)
 	ASSERT_EQ(0, watch_errors);
 	ASSERT_LT(0, records);
 	system("rm -rf s0 s1 s2 s3");
+}
+
+#define MORTALS 8		/* files whose watches are ended and made again */
+#define MAX_WD (1 << 20)	/* wds are cyclic: none comes back in a run */
+
+static int mortal_wd[MORTALS];
+static unsigned char ignored[MAX_WD / 8];
+static atomic_long late_records, ignored_seen, ends;
+
+static void *toucher(void *arg)
+{
+	unsigned int seed = (unsigned long)arg;
+	char path[32];
+
+	while (!stop) {
+		snprintf(path, sizeof(path), "m%u", rand_r(&seed) % MORTALS);
+		chmod(path, 0600 | (rand_r(&seed) & 044));
+	}
+	return NULL;
+}
+
+/* INOTIFY_IGNORE a watch, or delete its file, then watch a new one. */
+static void *ender(void *arg)
+{
+	unsigned int seed = (unsigned long)arg;
+	char path[32];
+	unsigned int i;
+	int wd;
+
+	while (!stop) {
+		i = rand_r(&seed) % MORTALS;
+		snprintf(path, sizeof(path), "m%u", i);
+		if (rand_r(&seed) % 2) {
+			if (devino_ignore(shared_fd, mortal_wd[i]))
+				watch_errors++;
+		} else if (unlink(path) || mknod(path, S_IFREG | 0644, 0)) {
+			watch_errors++;
+		}
+		wd = devino_watch(shared_fd, path, IN_ATTRIB);
+		if (wd < 0 || wd >= MAX_WD)
+			watch_errors++;
+		else
+			mortal_wd[i] = wd;
+		ends++;
+	}
+	return NULL;
+}
+
+/* The only reader: the order it reads is the queue's. */
+static void *ignored_checker(void *arg)
+{
+	struct inotify_event ev[32];
+	ssize_t r;
+	int i, wd;
+
+	while (!stop) {
+		r = read(shared_fd, ev, sizeof(ev));
+		for (i = 0; i < r / REC_SIZE; i++) {
+			wd = ev[i].wd;
+			if (wd < 0 || wd >= MAX_WD)
+				continue;
+			if (ignored[wd / 8] & (1 << wd % 8))
+				late_records++;
+			if (ev[i].mask == IN_IGNORED) {
+				ignored[wd / 8] |= 1 << wd % 8;
+				ignored_seen++;
+			}
+		}
+	}
+	return NULL;
+}
+
+TEST(no_record_follows_its_watchs_ignored)
+{
+	struct timespec nap = { 4, 0 };
+	pthread_t t[4];
+	char path[32];
+	int i;
+
+	shared_fd = devino_open(O_NONBLOCK);
+	ASSERT_LE(0, shared_fd);
+	for (i = 0; i < MORTALS; i++) {
+		snprintf(path, sizeof(path), "m%d", i);
+		ASSERT_EQ(0, mknod(path, S_IFREG | 0644, 0));
+		mortal_wd[i] = devino_watch(shared_fd, path, IN_ATTRIB);
+		ASSERT_LE(0, mortal_wd[i]);
+	}
+	stop = 0;
+	ASSERT_EQ(0, pthread_create(&t[0], NULL, toucher, (void *)1L));
+	ASSERT_EQ(0, pthread_create(&t[1], NULL, toucher, (void *)2L));
+	ASSERT_EQ(0, pthread_create(&t[2], NULL, ender, (void *)3L));
+	ASSERT_EQ(0, pthread_create(&t[3], NULL, ignored_checker, NULL));
+	nanosleep(&nap, NULL);
+	stop = 1;
+	for (i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+	close(shared_fd);
+	TH_LOG("%ld watches ended, %ld IN_IGNORED read, %ld records after one",
+	       (long)ends, (long)ignored_seen, (long)late_records);
+	EXPECT_EQ(0, watch_errors);
+	EXPECT_LT(0, ignored_seen);
+	EXPECT_EQ(0, late_records);
+	system("rm -f m*");
 }
 
 TEST_HARNESS_MAIN

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "fault.h"
@@ -76,6 +77,12 @@ int fault_loop(fault_op_t op, fault_check_t check, void *arg, int max_tries,
 
 	memset(run, 0, sizeof(*run));
 	fd = open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
+	/*
+	 * A uid change made the task undumpable, and with that its /proc
+	 * files root's: make it dumpable again, and fail-nth its own.
+	 */
+	if (fd < 0 && errno == EACCES && !prctl(PR_SET_DUMPABLE, 1, 0, 0, 0))
+		fd = open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	for (n = 1; n <= max_tries; n++) {

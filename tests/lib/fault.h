@@ -43,12 +43,16 @@ bool fault_injection_available(void);
 
 /*
  * Make GFP_KERNEL allocations eligible for fail-nth (probability stays 0,
- * so nothing else fails), and quiet.  0 or -errno.
+ * so nothing else fails), and quiet.  0 or -errno.  The settings stay for
+ * the rest of the boot: with probability 0 they fail nothing but what a
+ * task's own fail-nth asks for.
  */
 int fault_injection_setup(void);
 
 /*
- * The loop: op under fail-nth for n = 1..max_tries.  Returns 0 when op
+ * The loop: op under fail-nth for n = 1..max_tries.  It may run in a
+ * process that changed its uid (run_unprivileged()): it then makes the
+ * process dumpable again, so that its fail-nth is its own to write.  Returns 0 when op
  * succeeded with no fault left to inject and every failed try gave an
  * allocation errno (ENOMEM, EAGAIN, ENOSPC, EINTR, ENOBUFS) and passed
  * check (EINTR, EAGAIN, ENOSPC and ENOBUFS are what some callers turn a

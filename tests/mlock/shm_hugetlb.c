@@ -21,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ipc.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/shm.h>
 #include <sys/syscall.h>
@@ -412,9 +411,6 @@ static int shmget_fault_loop(long unused)
 	struct fault_run run;
 	int ret;
 
-	/* the uid change made /proc/thread-self/fail-nth root's */
-	if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0))
-		return 205;
 	ret = fault_loop(shmget_op, budget_whole, NULL, 500, &run);
 	if (!ret && shmctl(created, IPC_RMID, NULL))
 		ret = -errno;

@@ -49,7 +49,6 @@ static long meminfo_kb(const char *name)
 
 /* charp takes up to 1024 bytes: each copy is a kmalloc-1k object */
 #define NAME_LEN	1000
-#define WRITE_KB	3	/* three of them per write */
 
 /*
  * Free what KASAN's quarantine holds back: writing to a cache's shrink
@@ -77,59 +76,91 @@ static int shrink_slabs(void)
 	return err;
 }
 
+/* SUnreclaim in kB after shrinking every cache: 0, or -errno. */
+static int slab_kb(long *kb)
+{
+	int err = shrink_slabs();
+
+	if (err)
+		return err;
+	*kb = meminfo_kb("SUnreclaim:");
+	return *kb > 0 ? 0 : -ENODATA;
+}
+
 /*
- * The strings of a charp array live in kmalloced_params, so kmemleak
- * cannot see one that a write forgot to free.  The slab can: 2,730
- * writes of three 1000-byte strings would leave 8 MB behind, as would as
- * many writes refused after three strings were copied (four strings for
- * three elements).
+ * Write @val @n times, each write expected to give @want (0 or -errno),
+ * and say in @grew how much SUnreclaim grew meanwhile (kB).  0 or -errno.
  */
-/* A fixture only to give the loop more than the harness's default 30 s. */
+static int growth_over_writes(const char *path, const char *val, long n,
+			      int want, long *grew)
+{
+	long before = 0, after = 0, i;
+	int ret;
+
+	ret = sysfs_write(path, val);
+	if (ret != want)
+		return ret ?: -EPROTO;
+	ret = slab_kb(&before);
+	for (i = 0; i < n && !ret; i++) {
+		ret = sysfs_write(path, val);
+		if (ret == want)
+			ret = 0;
+		else if (!ret)
+			ret = -EPROTO;
+	}
+	if (!ret)
+		ret = slab_kb(&after);
+	*grew = after - before;
+	return ret;
+}
+
+/* A fixture to unload the module whatever happens, and for a longer timeout. */
 FIXTURE(writes) {
 };
 
 FIXTURE_SETUP(writes)
 {
+	ASSERT_EQ(0, load_module(TEST_KO, NULL));
 }
 
-FIXTURE_TEARDOWN(writes)
+FIXTURE_TEARDOWN_PARENT(writes)
 {
+	unload_module(TEST_MOD);
 }
 
+#define ACCEPTED	2730	/* 8 MB left behind if none were freed */
+#define REFUSED		1000	/* 3 MB: each refusal prints a line */
+
+/*
+ * The strings of a charp array live in kmalloced_params, so kmemleak
+ * cannot see one that a write forgot to free.  The slab can: each accepted
+ * write of three 1000-byte strings replaces three, and each write refused
+ * after three strings were copied (four strings for three elements) must
+ * free the three copies.  A leak of even one string a write is 1 kB a
+ * write; the slab may grow by half of that.
+ */
 TEST_F_TIMEOUT(writes, charp_array_writes_free_the_strings_they_replace, 120)
 {
-	char path[128], *val, too_many[3 * (NAME_LEN + 1) + 2];
-	long before, after, writes = 8192 / WRITE_KB, i;
-	int ret;
+	char path[128], val[3 * (NAME_LEN + 1)], too_many[sizeof(val) + 2];
+	long grew;
+	int i, ret;
 
-	val = malloc(3 * (NAME_LEN + 1));
-	ASSERT_NE(NULL, val);
 	for (i = 0; i < 3; i++) {
 		memset(val + i * (NAME_LEN + 1), 'a' + i, NAME_LEN);
 		val[i * (NAME_LEN + 1) + NAME_LEN] = i < 2 ? ',' : '\0';
 	}
 	snprintf(too_many, sizeof(too_many), "%s,d", val);
 	module_path(path, sizeof(path), TEST_MOD, "p_names");
-	ASSERT_EQ(0, load_module(TEST_KO, NULL));
-	ret = sysfs_write(path, val) ?: shrink_slabs();
-	before = meminfo_kb("SUnreclaim:");
-	for (i = 0; i < writes && !ret; i++) {
-		ret = sysfs_write(path, val);
-		/* four strings for three elements: refused, after three copies */
-		if (!ret && sysfs_write(path, too_many) != -EINVAL)
-			ret = -EPROTO;
-	}
-	if (!ret)
-		ret = shrink_slabs();
-	after = meminfo_kb("SUnreclaim:");
-	/* unloaded before anything can end the test */
-	EXPECT_EQ(0, unload_module(TEST_MOD));
-	free(val);
-	ASSERT_EQ(0, ret) TH_LOG("write %ld: %s", i, strerror(-ret));
-	ASSERT_LT(0, before);
-	TH_LOG("%ld writes: SUnreclaim %ld kB -> %ld kB, a leak would add %ld kB",
-	       writes, before, after, writes * WRITE_KB);
-	EXPECT_LT(after - before, writes * WRITE_KB / 2);
+
+	ret = growth_over_writes(path, val, ACCEPTED, 0, &grew);
+	ASSERT_EQ(0, ret) TH_LOG("accepted writes: %s", strerror(-ret));
+	TH_LOG("%d accepted writes: SUnreclaim grew %ld kB", ACCEPTED, grew);
+	EXPECT_LT(grew, ACCEPTED / 2);
+
+	ret = growth_over_writes(path, too_many, REFUSED, -EINVAL, &grew);
+	ASSERT_EQ(0, ret) TH_LOG("refused writes: %s", strerror(-ret));
+	TH_LOG("%d refused writes: SUnreclaim grew %ld kB", REFUSED, grew);
+	EXPECT_LT(grew, REFUSED / 2);
 }
 
 TEST_HARNESS_MAIN

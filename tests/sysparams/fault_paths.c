@@ -23,13 +23,6 @@
 #define NAMES		MODDIR "/parameters/p_names"
 #define LOAD_PARAMS	"p_array=5,6 p_names=x,yy"
 
-static int gone(const char *path)
-{
-	struct stat st;
-
-	return lstat(path, &st) == -1 && errno == ENOENT;
-}
-
 FIXTURE(fault) {
 };
 

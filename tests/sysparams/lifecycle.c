@@ -18,13 +18,6 @@
 
 #define LINK	"/sys/parameters/" TEST_MOD
 
-static int gone(const char *path)
-{
-	struct stat st;
-
-	return lstat(path, &st) == -1 && errno == ENOENT;
-}
-
 TEST(entry_appears_at_load_and_goes_at_unload)
 {
 	struct stat st;

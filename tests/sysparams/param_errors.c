@@ -56,6 +56,8 @@ REJECT(array_bad_element_after_good, p_array, "7,x", EINVAL);
 REJECT(array_bad_last_element, p_array, "7,8,9,x", EINVAL);
 REJECT(array_too_many, p_array, "5,6,7,8,9", EINVAL);
 REJECT(charp_array_too_many, p_names, "c,d,e,f", EINVAL);
+/* element 0 is set: bool_enable_only must see it to refuse the N */
+REJECT(enable_only_array_cleared, p_once, "N,Y", EROFS);
 
 FIXTURE_SETUP(rejected)
 {

@@ -49,6 +49,7 @@ TYPE(p_charp, "hello\n", "abc def", "abc def\n", "x", "x\n");
 TYPE(p_string, "world\n", "1234567", "1234567\n", "s\n", "s\n\n");
 TYPE(p_array, "1,2,3,4\n", "9,8", "9,8\n", "5,6,7,-1\n", "5,6,7,-1\n");
 TYPE(p_names, "a,b\n", "x,yy,zzz", "x,yy,zzz\n", "q", "q\n");
+TYPE(p_once, "Y,N\n", "Y,Y", "Y,Y\n", "1,1", "Y,Y\n");
 TYPE(p_even, "2\n", "4", "4\n", "-10\n", "-10\n");
 TYPE(p_slow, "1\n", "2", "2\n", "3\n", "3\n");
 

@@ -44,6 +44,9 @@ module_param_array(p_array, int, &p_array_num, 0644);
 static char *p_names[3] = { "a", "b" };
 static unsigned int p_names_num = 2;
 module_param_array(p_names, charp, &p_names_num, 0644);
+/* A set op that looks at the old value: a set element cannot be cleared. */
+static bool p_once[2] = { true, false };
+module_param_array(p_once, bool_enable_only, NULL, 0644);
 static int p_ro = 5;
 module_param(p_ro, int, 0444);
 static int p_hidden = 9;
