@@ -5,6 +5,7 @@
 #   make test T=smoke VARIANT=std    one group, one kernel
 #   make bench          figures: each group's bench/ programs on std and a reference kernel
 #   make check-build    the series' objects under Debian's config: W=1 and sparse, no new warnings
+#   make debian-kernel  the whole series under Debian's config, booted with smoke (about an hour; not in CI)
 #   make tree | export | check-patches | bisect-check | rig-selftest | timings | deps | clean
 
 SHELL := /bin/sh
@@ -34,6 +35,9 @@ check-patches:
 check-build:
 	@sh rig/check-build.sh
 
+debian-kernel:
+	@sh rig/debian-kernel.sh
+
 bisect-check:
 	@sh rig/bisect-check.sh
 
@@ -48,6 +52,7 @@ timings:
 
 # Keeps build/linux (the git tree) and ccache; drops every build output.
 clean:
-	rm -rf build/out-* build/bisect build/check build/mod-* build/guest build/root-* build/initramfs-* build/logs
+	git -C build/linux worktree remove --force ../debian-linux 2>/dev/null || true
+	rm -rf build/out-* build/bisect build/check build/debian-linux build/mod-* build/guest build/root-* build/initramfs-* build/logs
 
-.PHONY: run test bench deps tree export check-patches check-build bisect-check rig-selftest timings clean
+.PHONY: run test bench deps tree export check-patches check-build debian-kernel bisect-check rig-selftest timings clean

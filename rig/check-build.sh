@@ -15,23 +15,14 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-# linux-config holds one configuration per featureset and flavour: amd64_none_amd64
-# is the one linux-image-amd64 ships; cloud-amd64 leaves out most hardware
-# drivers and rt is the PREEMPT_RT featureset.
-flavour=amd64_none_amd64
+flavour=$RIG_DEBIAN_FLAVOUR
 chk=$RIG_BUILD/check
 t0=$(now)
 
 git -C "$RIG_TREE" rev-parse -q --verify 'base^{commit}' >/dev/null || die "no kernel tree: run 'make tree'"
 command -v ccache >/dev/null || die "ccache is missing: run 'make deps'"
 command -v sparse >/dev/null || die "sparse is missing: run 'make deps'"
-pkgver() {
-	dpkg-query -W -f='${Status} ${Version}\n' "$1" 2>/dev/null | sed -n 's/^install ok installed //p'
-}
-[ "$(pkgver "$LINUX_CONFIG_PKG")" = "$(pkgver "$LINUX_SOURCE_PKG")" ] ||
-	die "$LINUX_CONFIG_PKG ($(pkgver "$LINUX_CONFIG_PKG")) is not the version of $LINUX_SOURCE_PKG ($(pkgver "$LINUX_SOURCE_PKG")): run 'make deps'"
-debcfg=$(dpkg-query -L "$LINUX_CONFIG_PKG" | grep "/config\.$flavour\.xz\$" || true)
-[ -f "$debcfg" ] || die "$LINUX_CONFIG_PKG has no config.$flavour.xz (dpkg -L $LINUX_CONFIG_PKG)"
+debcfg=$(rig_debian_config)
 
 # What to check: a commit, never the working tree.  In the middle of a
 # rebase HEAD is half the series; check the tip the rebase started from.

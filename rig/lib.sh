@@ -128,3 +128,20 @@ rig_setup() {
 	stage "packages" sh "$RIG_TOP/rig/deps.sh"
 	stage "kernel tree" sh "$RIG_TOP/rig/tree.sh" --ensure
 }
+
+# Debian's own kernel configuration for this source: the xz file of the
+# plain amd64 flavour in linux-config, which must be the source's version.
+# linux-config holds one configuration per featureset and flavour:
+# amd64_none_amd64 is the one linux-image-amd64 ships; cloud-amd64 leaves
+# out most hardware drivers and rt is the PREEMPT_RT featureset.
+RIG_DEBIAN_FLAVOUR=amd64_none_amd64
+rig_debian_config() {
+	_pkgver() {
+		dpkg-query -W -f='${Status} ${Version}\n' "$1" 2>/dev/null | sed -n 's/^install ok installed //p'
+	}
+	[ "$(_pkgver "$LINUX_CONFIG_PKG")" = "$(_pkgver "$LINUX_SOURCE_PKG")" ] ||
+		die "$LINUX_CONFIG_PKG ($(_pkgver "$LINUX_CONFIG_PKG")) is not the version of $LINUX_SOURCE_PKG ($(_pkgver "$LINUX_SOURCE_PKG")): run 'make deps'"
+	_cfg=$(dpkg-query -L "$LINUX_CONFIG_PKG" | grep "/config\.$RIG_DEBIAN_FLAVOUR\.xz\$" || true)
+	[ -f "$_cfg" ] || die "$LINUX_CONFIG_PKG has no config.$RIG_DEBIAN_FLAVOUR.xz (dpkg -L $LINUX_CONFIG_PKG)"
+	echo "$_cfg"
+}
