@@ -236,6 +236,53 @@ for h in $headers; do
 	grep -q -x -F "$h" "$chk/head.deps" || uncovered="$uncovered $h"
 done
 
+# A header line the series adds that compiles only with an option off (a
+# stub under "#else /* !CONFIG_X */"): build the objects that include that
+# header once more, from HEAD's configuration with X off.  Any warning in
+# such a header there fails the check: base has no line of it to compare.
+# shellcheck disable=SC2086
+offpairs=$(python3 "$RIG_TOP/rig/off-branches.py" "$RIG_TREE" "$base" "$head" $headers)
+off_failed=
+off_checked=
+off_pass() {
+	_opt=$1
+	_side=off-$_opt
+	mkdir -p "$chk/out-$_side"
+	cp "$chk/out-head/.config" "$chk/out-$_side/.config"
+	"$wt/scripts/config" --file "$chk/out-$_side/.config" --disable "${_opt#CONFIG_}"
+	kmake "$_side" olddefconfig
+	! on_in "$_opt" "$chk/out-$_side/.config" ||
+		die "$_opt stays on (another option selects it): cannot build its stubs"
+	kcheck "$_side" prepare
+}
+for opt in $(printf '%s\n' "$offpairs" | awk 'NF { print $2 }' | sort -u); do
+	hdrs=$(printf '%s\n' "$offpairs" | awk -v o="$opt" '$2 == o { print $1 }')
+	users=
+	for o in $objs; do
+		# not the objects that option builds: they go with it
+		gates "$wt" "$o" | grep -q -x -F "$opt" && continue
+		for h in $hdrs; do
+			if sed -e "s#$wt/##g" -e 's#\.\./linux/##g' \
+				"$chk/out-head/$(dirname "$o")/.$(basename "$o").cmd" | tr ' ' '\n' |
+				grep -q -x -F "$h"; then
+				users="$users $o"
+				break
+			fi
+		done
+	done
+	[ -n "$users" ] || continue
+	stage "check-build: $opt off, make prepare" off_pass "$opt"
+	_log=$RIG_LOGS/check-build-off-$opt-objects.log
+	for o in $users; do rm -f "$chk/out-off-$opt/$o"; done
+	# shellcheck disable=SC2086
+	kcheck "off-$opt" -k $users >"$_log" 2>&1 ||
+		die "objects failed to build with $opt off (log: $_log)"
+	bad=$(for h in $hdrs; do grep -F "$h:" "$_log" | grep -E ': (warning|error): ' || true; done)
+	[ -z "$bad" ] || off_failed="$off_failed
+$bad"
+	off_checked="$off_checked $opt ($(printf '%s\n' "$hdrs" | tr '\n' ' ')through$users)"
+done
+
 stage "check-build: worktree at base" git -C "$wt" checkout -q --detach "$base"
 stage "check-build: base Debian config" debian_config base
 stage "check-build: base overlay" merge_overlay base
@@ -265,6 +312,7 @@ echo "check-build: $(wc -w <"$chk/head.objects") objects at HEAD ${head%"${head#
 printf '  W=1 warnings:    base %s, HEAD %s, new %s\n' "$(wc -l <"$chk/base.keys.w1")" "$(wc -l <"$chk/head.keys.w1")" "$(count "$new_w1")"
 printf '  sparse warnings: base %s, HEAD %s, new %s\n' "$(wc -l <"$chk/base.keys.sparse")" "$(wc -l <"$chk/head.keys.sparse")" "$(count "$new_sparse")"
 [ -z "$uncovered" ] || echo "  changed headers no checked object includes:$uncovered"
+[ -z "$off_checked" ] || echo "  built again with an option off for the stubs the series adds:$off_checked"
 echo "  every warning: $chk/{base,head}.warnings; logs: $RIG_LOGS/check-build-*.log"
 echo "  time: $(elapsed "$t0")s"
 # The new warnings as the head log has them, each sparse one with the
@@ -283,4 +331,5 @@ if [ -n "$new_w1$new_sparse" ]; then
 	[ -z "$new_sparse" ] || printf 'new sparse warnings:\n%s\n' "$(show "$new_sparse")"
 	die "the series adds $(($(count "$new_w1") + $(count "$new_sparse"))) warnings (above)"
 fi
+[ -z "$off_failed" ] || die "warnings in the series' stubs, built with their option off:$off_failed"
 echo "check-build: no new warnings"
