@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,15 +39,24 @@ static void usage(FILE *f)
 		"\n"
 		"  -e EVENTS   comma-separated events to watch (default all): access,\n"
 		"              modify, create, delete, rename, attrib, move, close, open;\n"
-		"              unmount, ignored and q_overflow always come\n"
+		"              unmount, ignored and q_overflow come with any of them,\n"
+		"              and alone watch for nothing but the watch's end\n"
 		"  -c COUNT    exit after COUNT events\n"
 		"  -t SECONDS  exit with status 2 after SECONDS without an event\n"
+		"              (at most 2147483, some 24 days)\n"
 		"  -q          do not report the watches on stderr\n"
 		"  -h, --help  this text\n"
 		"\n"
 		"Exit status: 0 when COUNT events came or every watch ended, 1 on an\n"
 		"error, 2 on a timeout.\n");
 }
+
+/*
+ * The events a watch can ask for; IN_UNMOUNT, IN_IGNORED and IN_Q_OVERFLOW
+ * come whatever it asks, and the device refuses a mask of those alone.
+ */
+#define WATCHABLE (IN_ACCESS | IN_MODIFY | IN_CREATE | IN_DELETE | \
+		   IN_RENAME | IN_ATTRIB | IN_MOVE | IN_CLOSE | IN_OPEN)
 
 /* The mask named by a comma-separated list, or 0 for an unknown name. */
 static unsigned long parse_events(char *list)
@@ -70,6 +80,21 @@ static unsigned long parse_events(char *list)
 		mask |= events[i].bit;
 	}
 	return mask;
+}
+
+/* A decimal number from 0 to max in *n: 1, or 0 after saying why. */
+static int number(const char *arg, long max, long *n)
+{
+	char *end;
+
+	errno = 0;
+	*n = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || *n < 0 || *n > max) {
+		fprintf(stderr, "devinotify: '%s': not a number from 0 to %ld\n",
+			arg, max);
+		return 0;
+	}
+	return 1;
 }
 
 static void print_event(const struct inotify_event *e, char **paths, int npaths)
@@ -99,7 +124,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct inotify_event ev[16];
-	unsigned long mask = IN_ALL_EVENTS;
+	unsigned long mask = IN_ALL_EVENTS, want;
 	long count = -1, timeout_ms = -1;
 	int opt, fd, i, n, live = 0, quiet = 0, maxwd = 0;
 	char **paths;
@@ -112,10 +137,13 @@ int main(int argc, char **argv)
 				return 1;
 			break;
 		case 'c':
-			count = strtol(optarg, NULL, 10);
+			if (!number(optarg, LONG_MAX, &count))
+				return 1;
 			break;
 		case 't':
-			timeout_ms = strtol(optarg, NULL, 10) * 1000;
+			if (!number(optarg, INT_MAX / 1000, &timeout_ms))
+				return 1;
+			timeout_ms *= 1000;
 			break;
 		case 'q':
 			quiet = 1;
@@ -132,6 +160,14 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 1;
 	}
+
+	/*
+	 * Only events that always come (-e unmount): the device wants one it
+	 * can watch for, so ask for renames (IN_MOVE alone) and print none.
+	 */
+	want = mask | IN_UNMOUNT | IN_IGNORED | IN_Q_OVERFLOW;
+	if (!(mask & WATCHABLE))
+		mask = IN_MOVE;
 
 	fd = open("/dev/inotify", O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
@@ -181,9 +217,11 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		for (i = 0; i < r / (ssize_t)sizeof(ev[0]) && count != 0; i++) {
-			print_event(&ev[i], paths, maxwd);
-			if (count > 0)
-				count--;
+			if (ev[i].mask & want) {
+				print_event(&ev[i], paths, maxwd);
+				if (count > 0)
+					count--;
+			}
 			if ((ev[i].mask & IN_IGNORED) && ev[i].wd >= 0 &&
 			    ev[i].wd < maxwd && paths[ev[i].wd]) {
 				paths[ev[i].wd] = NULL;
