@@ -2,6 +2,7 @@
 /*
  * Unmounting a filesystem with watches on it: IN_UNMOUNT then IN_IGNORED
  * for every watch there, the umount succeeds and leaves no busy inode.
+ * Unmounting one of two mounts of it (a bind mount) ends no watch.
  */
 #include <stdlib.h>
 #include <sys/mount.h>
@@ -28,6 +29,8 @@ FIXTURE_SETUP(unmount)
 FIXTURE_TEARDOWN(unmount)
 {
 	close(self->fd);
+	umount("bind");
+	rmdir("bind");
 	umount("mnt");
 	rmdir("mnt");
 }
@@ -100,6 +103,24 @@ TEST_F(unmount, a_lazy_unmount_reports_when_the_filesystem_goes)
 	ASSERT_EQ(0, close(keep));
 	EXPECT_RECORDS(self->fd, { wd, IN_UNMOUNT, "" }, { wd, IN_IGNORED, "" });
 	ASSERT_EQ(0, kmsg_count("Busy inodes"));
+}
+
+TEST_F(unmount, unmounting_a_bind_mount_ends_no_watch)
+{
+	int d = devino_watch(self->fd, "mnt/d", IN_ATTRIB);
+
+	ASSERT_LE(0, d);
+	ASSERT_EQ(0, mkdir("bind", 0755));
+	ASSERT_EQ(0, mount("mnt", "bind", NULL, MS_BIND, NULL));
+	ASSERT_EQ(0, umount("bind"));
+	rmdir("bind");
+	EXPECT_NO_RECORDS(self->fd);
+	/* the watch still reports, through either path */
+	ASSERT_EQ(0, chmod("mnt/d", 0700));
+	EXPECT_RECORDS(self->fd, { d, IN_ATTRIB, "" });
+	/* the last mount's umount ends it */
+	ASSERT_EQ(0, umount("mnt"));
+	EXPECT_RECORDS(self->fd, { d, IN_UNMOUNT, "" }, { d, IN_IGNORED, "" });
 }
 
 TEST_HARNESS_MAIN
