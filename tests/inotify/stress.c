@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "kselftest_harness.h"
+#include "variant.h"
 #include "devino.h"
 
 #define DIRS 4
@@ -270,6 +271,88 @@ TEST(no_record_follows_its_watchs_ignored)
 	EXPECT_EQ(0, late_records);
 	EXPECT_EQ(0, overflows);
 	system("rm -f m*");
+}
+
+#define READERS 4
+#define MAX_WRITES 20000
+
+static atomic_long read_total;
+static atomic_int readers_done;
+static long seen_seq[MAX_WRITES];
+
+/*
+ * A reader of many on one fd: each record it gets is one chmod's, whose
+ * mode (its low bits) and name say which write made it; none may come
+ * twice.  Short reads with small buffers make the readers interleave.
+ */
+static void *many_reader(void *arg)
+{
+	struct pollfd p = { .fd = shared_fd, .events = POLLIN };
+	struct inotify_event ev[3];
+	long idx;
+	ssize_t r;
+	int i;
+
+	while (!stop || poll(&p, 1, 0) > 0) {
+		if (poll(&p, 1, 50) <= 0)
+			continue;
+		r = read(shared_fd, ev, sizeof(ev));
+		for (i = 0; i < r / REC_SIZE; i++) {
+			if (ev[i].mask & IN_Q_OVERFLOW) {
+				overflows++;
+				continue;
+			}
+			idx = strtol(ev[i].filename + 1, NULL, 10);
+			if (idx < 0 || idx >= MAX_WRITES ||
+			    __atomic_fetch_add(&seen_seq[idx], 1, __ATOMIC_RELAXED))
+				late_records++;	/* a record handed out twice */
+			read_total++;
+		}
+	}
+	readers_done++;
+	return NULL;
+}
+
+/*
+ * Several readers on one fd drain a full queue at once: every record is
+ * read exactly once (read() takes events off the queue only under its
+ * mutex, after peeking and copying them).  Each record is a file created,
+ * named after its number, so no two merge; they are all queued before
+ * the readers start, so that the readers contend for them.
+ */
+TEST(several_readers_on_one_fd_read_each_record_once)
+{
+	int writes = rig_rounds(MAX_WRITES / 2, 5000);
+	pthread_t t[READERS];
+	char path[32];
+	int i, wd, fd;
+
+	ASSERT_EQ(0, mkdir("r", 0755));
+	shared_fd = devino_open(O_NONBLOCK);
+	ASSERT_LE(0, shared_fd);
+	wd = devino_watch(shared_fd, "r", IN_CREATE);
+	ASSERT_LE(0, wd);
+	for (i = 0; i < writes; i++) {
+		snprintf(path, sizeof(path), "r/n%d", i);
+		fd = open(path, O_CREAT | O_WRONLY, 0644);
+		ASSERT_LE(0, fd);
+		close(fd);
+	}
+	/* the readers end once the queue is empty */
+	stop = 1;
+	late_records = 0;
+	overflows = 0;
+	for (i = 0; i < READERS; i++)
+		ASSERT_EQ(0, pthread_create(&t[i], NULL, many_reader, NULL));
+	for (i = 0; i < READERS; i++)
+		pthread_join(t[i], NULL);
+	close(shared_fd);
+	TH_LOG("%d creates, %ld records read by %d readers", writes,
+	       (long)read_total, READERS);
+	EXPECT_EQ(0, overflows);
+	EXPECT_EQ(0, late_records);
+	EXPECT_EQ(writes, read_total);
+	system("rm -rf r");
 }
 
 TEST_HARNESS_MAIN
