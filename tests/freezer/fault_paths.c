@@ -58,14 +58,18 @@ static int no_fault_thread(void *arg, int err)
 	return count_tasks_named_settled("fzp_fault_threa") ? -EEXIST : 0;
 }
 
-/* No workqueue, and no rescuer of one, is left. */
+/*
+ * No workqueue, and no rescuer of one, is left.  destroy_workqueue()
+ * unlists the workqueue before it returns; its stopped rescuer stays
+ * listed until it is reaped, so that one is waited for.
+ */
 static int no_fault_wq(void *arg, int err)
 {
 	struct freezer_entry e;
 
 	if (freezer_lookup("workqueue", "fzp_fault_wq", &e))
 		return -EEXIST;
-	if (freezer_lookup("kthread", "kworker/R-fzp_fault_wq", &e))
+	if (freezer_lookup_settled("kthread", "kworker/R-fzp_fault_wq"))
 		return -EEXIST;
 	return 0;
 }

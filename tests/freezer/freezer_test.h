@@ -322,4 +322,24 @@ static inline int count_tasks_named_settled(const char *comm)
 	return n;
 }
 
+/*
+ * freezer_lookup() once an exiting task is gone: a rescuer that
+ * destroy_workqueue() stopped is listed until it is reaped, as in
+ * count_tasks_named_settled().  Waits up to 5 s for the entry to go;
+ * returns 1 if it stays, 0 once it is gone, or a negative errno.
+ */
+static inline int freezer_lookup_settled(const char *kind, const char *name)
+{
+	struct freezer_entry e;
+	int found, i;
+
+	for (i = 0; i < 500; i++) {
+		found = freezer_lookup(kind, name, &e);
+		if (found <= 0)
+			break;
+		usleep(10 * 1000);
+	}
+	return found;
+}
+
 #endif /* FREEZER_TEST_H */
