@@ -32,6 +32,11 @@ rm -f "$console" "$tap"
 # KASAN's shadow and kmemleak's pool want more room than the small kernel.
 mem=256
 [ "$variant" = debug ] && mem=384
+# A group may need more (group.conf mem=): the boot gets the most any asks.
+for g in $groups; do
+	f=$RIG_BUILD/guest/tests/$g/mem
+	[ -s "$f" ] && [ "$(cat "$f")" -gt $mem ] && mem=$(cat "$f")
+done
 
 shell=0
 [ "$mode" = run ] && [ -t 0 ] && [ -t 1 ] && shell=1

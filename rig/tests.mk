@@ -7,7 +7,10 @@
 # so the compat system-call path gets the same tests, except the programs
 # named on a "no-m32=NAME..." line; "selftests=PATH..." also runs the
 # tree's tools/testing/selftests/PATH.c (64-bit, as selftest-NAME, linked
-# with "selftests-libs=..."); and "cmdline=ARGS":
+# with "selftests-libs=..."); "ext4-image=yes" puts an empty 8 MiB ext4
+# image beside the programs, as ext4.img (tests/lib/ext4.h mounts copies
+# of it); "mem=MB" is the guest memory the group needs at least (boot.sh);
+# and "cmdline=ARGS":
 # ARGS go on the kernel command line of every boot that runs the group.  The programs of a group
 # run in the order of $(OUT)/tests/<group>/list.  A group's bench/*.c are
 # make bench's programs, built 64-bit into $(OUT)/bench/<group>/.
@@ -56,6 +59,9 @@ $(2)_progs += $$(addprefix selftest-,$$(notdir $$($(2)_selftests)))
 $(2)_targets := $$(addprefix $(OUT)/tests/$(2)/,$$($(2)_progs) list)
 $$(foreach t,$$($(2)_selftests),$$(eval $$(call selftest_rule,$(2),$$(t),$(1))))
 $(2)_targets += $$(patsubst $(1)/bench/%.c,$(OUT)/bench/$(2)/%,$$(wildcard $(1)/bench/*.c))
+ifeq ($(shell grep -qsx 'ext4-image=yes' $(1)/group.conf && echo yes),yes)
+$(2)_targets += $(OUT)/tests/$(2)/ext4.img
+endif
 ifneq ($(wildcard $(1)/demo.sh),)
 $(2)_targets += $(OUT)/tests/$(2)/demo.sh
 endif
@@ -75,6 +81,12 @@ $(OUT)/bench/$(2)/%: $(1)/bench/%.c $$(DEPS) $$($(2)_hdr)
 	@mkdir -p $$(@D)
 	$$(CC) $$(CFLAGS) $$(LDFLAGS) -o $$@ $$< $$(LIBSRC)
 
+# 1 KiB blocks, a 1 MiB journal, owned by root whoever runs the build.
+$(OUT)/tests/$(2)/ext4.img: $(1)/group.conf
+	@mkdir -p $$(@D)
+	rm -f $$@
+	PATH="$$$$PATH:/usr/sbin:/sbin" mkfs.ext4 -q -F -b 1024 -E root_owner=0:0 $$@ 8M
+
 $(OUT)/tests/$(2)/demo.sh: $(1)/demo.sh
 	@mkdir -p $$(@D)
 	cp $$< $$@
@@ -84,6 +96,7 @@ $(OUT)/tests/$(2)/list: FORCE
 	@printf '%s\n' $$($(2)_progs) >$$@.tmp
 	@cmp -s $$@.tmp $$@ && rm $$@.tmp || mv $$@.tmp $$@
 	@sed -n 's/^cmdline=//p' $(1)/group.conf 2>/dev/null >$$(@D)/cmdline || :
+	@sed -n 's/^mem=//p' $(1)/group.conf 2>/dev/null >$$(@D)/mem || :
 
 all: $$($(2)_targets)
 endef

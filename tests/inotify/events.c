@@ -1,23 +1,44 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Each kind of event, on a watched file and on a watched directory: the
- * record's wd, mask and name, in the order the kernel queues them.
+ * record's wd, mask and name, in the order the kernel queues them; on
+ * tmpfs and on ext4 (journalled, on a loop device), whose paths differ.
  */
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <dirent.h>
+#include <sys/mount.h>
 
 #include "kselftest_harness.h"
+#include "ext4.h"
 #include "devino.h"
 
 FIXTURE(events) {
 	int fd;
 };
 
+/* Every test on the tmpfs the tests run in, and on a fresh ext4 image. */
+FIXTURE_VARIANT(events) {
+	bool ext4;
+};
+
+FIXTURE_VARIANT_ADD(events, tmpfs) {
+	.ext4 = false,
+};
+
+FIXTURE_VARIANT_ADD(events, ext4) {
+	.ext4 = true,
+};
+
 FIXTURE_SETUP(events)
 {
 	int f;
 
+	if (variant->ext4) {
+		ASSERT_EQ(0, mkdir("x", 0755));
+		ASSERT_EQ(0, rig_ext4_mount("x"));
+		ASSERT_EQ(0, chdir("x"));
+	}
 	ASSERT_EQ(0, mkdir("d", 0755));
 	ASSERT_EQ(0, mkdir("e", 0755));
 	f = open("d/f", O_CREAT | O_WRONLY, 0644);
@@ -32,6 +53,11 @@ FIXTURE_TEARDOWN(events)
 {
 	close(self->fd);
 	system("rm -rf d e");
+	if (variant->ext4) {
+		chdir("..");
+		umount("x");
+		rmdir("x");
+	}
 }
 
 static void touch_read(const char *path)

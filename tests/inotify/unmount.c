@@ -2,7 +2,9 @@
 /*
  * Unmounting a filesystem with watches on it: IN_UNMOUNT then IN_IGNORED
  * for every watch there, the umount succeeds and leaves no busy inode.
- * Unmounting one of two mounts of it (a bind mount) ends no watch.
+ * Unmounting one of two mounts of it (a bind mount) ends no watch.  On
+ * tmpfs, and on ext4 on a loop device, whose unmount writes back and
+ * closes a journal.
  */
 #include <stdlib.h>
 #include <sys/mount.h>
@@ -10,16 +12,34 @@
 
 #include "kselftest_harness.h"
 #include "kmsg.h"
+#include "ext4.h"
 #include "devino.h"
 
 FIXTURE(unmount) {
 	int fd;
 };
 
+/* The watched file system: a tmpfs, or ext4 on a loop device. */
+FIXTURE_VARIANT(unmount) {
+	bool ext4;
+};
+
+FIXTURE_VARIANT_ADD(unmount, tmpfs) {
+	.ext4 = false,
+};
+
+FIXTURE_VARIANT_ADD(unmount, ext4) {
+	.ext4 = true,
+};
+
 FIXTURE_SETUP(unmount)
 {
 	ASSERT_EQ(0, mkdir("mnt", 0755));
-	ASSERT_EQ(0, mount("tmpfs", "mnt", "tmpfs", 0, "size=1m"));
+	if (variant->ext4) {
+		ASSERT_EQ(0, rig_ext4_mount("mnt"));
+	} else {
+		ASSERT_EQ(0, mount("tmpfs", "mnt", "tmpfs", 0, "size=1m"));
+	}
 	ASSERT_EQ(0, mkdir("mnt/d", 0755));
 	ASSERT_EQ(0, mknod("mnt/d/f", S_IFREG | 0644, 0));
 	self->fd = devino_open(O_NONBLOCK);
