@@ -3,12 +3,14 @@
  * As uid 1000 without capabilities: the device counts against the same
  * per-user limits as the inotify system calls (fs.inotify.max_user_*),
  * gives them back on close and ignore, and read permission decides what
- * may be watched.
+ * may be watched.  A user namespace's root is counted as its creator.
  */
+#include <sched.h>
 #include <stdlib.h>
 #include <fcntl.h>
 #include <sys/inotify.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 
 #include "kselftest_harness.h"
@@ -165,6 +167,71 @@ static int permission(void *arg)
 TEST_F(limits, watching_needs_read_permission)
 {
 	ASSERT_EQ(0, run_unprivileged(permission, NULL));
+}
+
+/* uid 1000 becomes root of a new user namespace, mapped to itself. */
+static int enter_user_ns(void)
+{
+	/* the uid change made us undumpable: /proc/self/ is root's */
+	if (prctl(PR_SET_DUMPABLE, 1) || unshare(CLONE_NEWUSER))
+		return -1;
+	if (sysfs_write("/proc/self/setgroups", "deny") ||
+	    sysfs_write("/proc/self/uid_map", "0 1000 1") ||
+	    sysfs_write("/proc/self/gid_map", "0 1000 1"))
+		return -1;
+	return 0;
+}
+
+#define NS_MAX_INSTANCES "/proc/sys/user/max_inotify_instances"
+
+/*
+ * With max_user_instances 4: uid 1000 holds 2 instances, then makes a user
+ * namespace and opens more as its root.  Those count in the namespace and,
+ * through it, against uid 1000 outside: 2 more, then EMFILE, for both front
+ * ends.  The namespace's own limit (user.max_inotify_instances, which its
+ * root may lower) applies on top.
+ */
+static int user_namespace(void *arg)
+{
+	int out1 = open(DEVINO_PATH, O_RDONLY), out2 = inotify_init1(0);
+	int in1, in2;
+
+	if (out1 < 0 || out2 < 0)
+		return 10;
+	if (enter_user_ns())
+		return 11;
+	in1 = open(DEVINO_PATH, O_RDONLY);
+	in2 = inotify_init1(0);
+	if (in1 < 0 || in2 < 0)
+		return 12;
+	/* uid 1000's four are used, whichever namespace opened them */
+	if (open(DEVINO_PATH, O_RDONLY) != -1 || errno != EMFILE)
+		return 13;
+	if (inotify_init1(0) != -1 || errno != EMFILE)
+		return 14;
+	/* one closed outside is one more inside */
+	close(out1);
+	out1 = open(DEVINO_PATH, O_RDONLY);
+	if (out1 < 0)
+		return 15;
+	/* the namespace's own limit, 2: it has 2, uid 1000 3 of its 4 */
+	close(out1);
+	if (sysfs_write(NS_MAX_INSTANCES, "2"))
+		return 16;
+	if (open(DEVINO_PATH, O_RDONLY) != -1 || errno != EMFILE)
+		return 17;
+	close(in2);
+	if (open(DEVINO_PATH, O_RDONLY) < 0)
+		return 18;
+	return 0;
+}
+
+TEST_F(limits, a_user_namespace_counts_against_its_creator)
+{
+	ASSERT_EQ(0, sysfs_write(MAX_INSTANCES, "4"));
+	ASSERT_EQ(0, run_unprivileged(user_namespace, NULL));
+	/* and everything came back when the child exited */
+	ASSERT_EQ(0, run_unprivileged(instances, NULL));
 }
 
 TEST_HARNESS_MAIN

@@ -114,6 +114,77 @@ TEST_F(memcg, records_are_charged_to_the_opener)
 	ASSERT_GT(before + (queued - before) / 2, closed);
 }
 
+/*
+ * A record that cannot be charged to the opener's cgroup, at its
+ * memory.max, becomes the overflow record: the reader learns that records
+ * were lost, no task is OOM-killed, and once the queue is drained records
+ * come again.
+ */
+TEST_F_TIMEOUT(memcg, a_record_past_memory_max_becomes_the_overflow_record, 120)
+{
+	struct inotify_event ev[64];
+	char name[256], max[32], events[256];
+	int fd, dir, wd, i, n, total = 0, overflow = -1;
+	cpu_set_t one;
+
+	/* memcg charges in per-CPU batches: one CPU, one batch of slack */
+	CPU_ZERO(&one);
+	CPU_SET(0, &one);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(one), &one));
+	ASSERT_EQ(0, join(CG));
+	fd = devino_open(O_NONBLOCK);
+	ASSERT_LE(0, fd);
+	wd = devino_watch(fd, "d", IN_CREATE);
+	ASSERT_LE(0, wd);
+	ASSERT_EQ(0, join(CGROOT));
+	/* room for some 256 KiB of records: about a thousand 230-byte ones */
+	snprintf(max, sizeof(max), "%ld", cg_current() + 256 * 1024);
+	ASSERT_EQ(0, sysfs_write(CG "/memory.max", max));
+
+	/*
+	 * Until a record is missing: each one that cannot be charged costs
+	 * a round of reclaim in the cgroup, slow on the debug kernel.  The
+	 * first failure queues the overflow record in its place, so the
+	 * count falls behind at the second.
+	 */
+	dir = open("d", O_PATH | O_DIRECTORY);
+	ASSERT_LE(0, dir);
+	memset(name, 'n', 200);
+	for (i = 0; i < NAMES; i++) {
+		snprintf(name + 200, sizeof(name) - 200, "%d", i);
+		ASSERT_EQ(0, mknodat(dir, name, S_IFREG | 0644, 0));
+		ASSERT_EQ(0, ioctl(fd, INOTIFY_STATS, &n));
+		if (n <= i)
+			break;
+	}
+	/* records 0, 1, 2... in order, then the overflow record */
+	while ((n = devino_drain(fd, ev, ARRAY_LEN(ev))) > 0) {
+		for (i = 0; i < n && overflow < 0; i++, total++) {
+			if (ev[i].mask == IN_Q_OVERFLOW) {
+				ASSERT_EQ(-1, ev[i].wd);
+				overflow = total;
+				break;
+			}
+			snprintf(name + 200, sizeof(name) - 200, "%d", total);
+			ASSERT_EQ(wd, ev[i].wd);
+			ASSERT_STREQ(name, ev[i].filename);
+		}
+	}
+	ASSERT_EQ(0, n);
+	TH_LOG("%d of %d records fit under memory.max, then the overflow record",
+	       overflow, NAMES);
+	ASSERT_LT(0, overflow);
+	ASSERT_GT(NAMES, overflow);
+	/* nothing was killed to make room */
+	ASSERT_LT(0, sysfs_read(CG "/memory.events", events, sizeof(events)));
+	ASSERT_NE(NULL, strstr(events, "\noom_kill 0\n"));
+	/* drained, the queue's memory is back: the next record fits */
+	ASSERT_EQ(0, mknodat(dir, "again", S_IFREG | 0644, 0));
+	EXPECT_RECORDS(fd, { wd, IN_CREATE, "again" });
+	close(dir);
+	close(fd);
+}
+
 /* Open in A, move to B, add the watches there: A pays, as for records. */
 TEST_F_TIMEOUT(memcg, watches_are_charged_to_the_opener, 120)
 {

@@ -12,10 +12,12 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <time.h>
 
 #include "kselftest_harness.h"
+#include "kmsg.h"
 #include "variant.h"
 #include "devino.h"
 
@@ -271,6 +273,149 @@ TEST(no_record_follows_its_watchs_ignored)
 	EXPECT_EQ(0, late_records);
 	EXPECT_EQ(0, overflows);
 	system("rm -f m*");
+}
+
+static int racy_fd = -1;
+static atomic_long unmounts, unmount_records;
+static atomic_int last_error;
+
+/* "u" (a tmpfs mounted and lazily unmounted over and over) or a file in it */
+static void u_path(char *buf, size_t len, unsigned int r)
+{
+	if (r % 4 == 0)
+		snprintf(buf, len, "u");
+	else
+		snprintf(buf, len, "u/f%u", r % FILES);
+}
+
+static void racy_error(int err)
+{
+	watch_errors++;
+	last_error = err;
+}
+
+/*
+ * WATCH and IGNORE on whatever instance racy_fd holds now: the closer may
+ * replace it under us, and the mounter may take the file system away
+ * between the path lookup and the mark (ENOENT).
+ */
+static void *racy_watcher(void *arg)
+{
+	unsigned int seed = (unsigned long)arg;
+	char path[32];
+	int wd;
+
+	while (!stop) {
+		u_path(path, sizeof(path), rand_r(&seed));
+		wd = devino_watch(racy_fd, path, IN_ALL_EVENTS);
+		if (wd < 0 && wd != -ENOENT)
+			racy_error(-wd);
+		/* the unmount or the close may have ended the wd already */
+		if (wd >= 0 && rand_r(&seed) % 2)
+			devino_ignore(racy_fd, wd);
+	}
+	return NULL;
+}
+
+/*
+ * A new instance in racy_fd's place, over and over: dup2() closes the old
+ * one while the watchers may be in an ioctl on it, whose file reference
+ * then makes the watcher, not the closer, release the instance.
+ */
+static void *closer(void *arg)
+{
+	struct inotify_event ev[16];
+	ssize_t r;
+	int fd, i;
+
+	while (!stop) {
+		/* what the instance queued: well formed, unmounts counted */
+		while ((r = read(racy_fd, ev, sizeof(ev))) > 0) {
+			for (i = 0; i < r / REC_SIZE; i++) {
+				if (ev[i].mask & IN_UNMOUNT)
+					unmount_records++;
+				if (!ev[i].mask || (ev[i].mask & ~KNOWN))
+					bad_records++;
+			}
+		}
+		fd = devino_open(O_NONBLOCK);
+		if (fd < 0 || dup2(fd, racy_fd) != racy_fd) {
+			racy_error(errno);
+			break;
+		}
+		close(fd);
+		rounds++;
+	}
+	return NULL;
+}
+
+/* Mount a tmpfs on "u", fill it, and detach it while it is being watched. */
+static void *mounter(void *arg)
+{
+	struct timespec nap = { 0, 2 * 1000 * 1000 };
+	char path[32];
+	int i;
+
+	while (!stop) {
+		if (mount("tmpfs", "u", "tmpfs", 0, "size=1m")) {
+			racy_error(errno);
+			break;
+		}
+		for (i = 0; i < FILES; i++) {
+			snprintf(path, sizeof(path), "u/f%d", i);
+			close(open(path, O_CREAT | O_WRONLY, 0644));
+		}
+		nanosleep(&nap, NULL);
+		if (umount2("u", MNT_DETACH)) {
+			racy_error(errno);
+			break;
+		}
+		unmounts++;
+	}
+	return NULL;
+}
+
+/*
+ * Instances closed, and the watched file system unmounted, while other
+ * threads add and remove watches on them: the kernel must report nothing,
+ * leak nothing and leave no busy inode, and the unmounts must reach the
+ * watches (IN_UNMOUNT records).
+ */
+TEST(unmount_and_close_race_watch_and_ignore)
+{
+	struct timespec nap = { rig_rounds(3, 2), 0 };
+	pthread_t t[4];
+	int i;
+
+	ASSERT_EQ(0, mkdir("u", 0755));
+	stop = 0;
+	rounds = 0;
+	bad_records = 0;
+	watch_errors = 0;
+	racy_fd = devino_open(O_NONBLOCK);
+	ASSERT_LE(0, racy_fd);
+	ASSERT_EQ(0, pthread_create(&t[0], NULL, mounter, NULL));
+	ASSERT_EQ(0, pthread_create(&t[1], NULL, closer, NULL));
+	ASSERT_EQ(0, pthread_create(&t[2], NULL, racy_watcher, (void *)5L));
+	ASSERT_EQ(0, pthread_create(&t[3], NULL, racy_watcher, (void *)6L));
+	nanosleep(&nap, NULL);
+	stop = 1;
+	for (i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+	close(racy_fd);
+	umount2("u", MNT_DETACH);
+	rmdir("u");
+	TH_LOG("%ld unmounts, %ld instances closed, %ld IN_UNMOUNT read",
+	       (long)unmounts, (long)rounds, (long)unmount_records);
+	if (watch_errors)
+		TH_LOG("%ld errors, the last %s", (long)watch_errors,
+		       strerror(last_error));
+	EXPECT_EQ(0, watch_errors);
+	EXPECT_EQ(0, bad_records);
+	EXPECT_LT(0, unmounts);
+	EXPECT_LT(0, rounds);
+	EXPECT_LT(0, unmount_records);
+	EXPECT_EQ(0, kmsg_count("Busy inodes"));
 }
 
 #define READERS 4
