@@ -4,9 +4,12 @@
  * on a watched tmpfs directory, delivered through a mainline inotify fd and
  * through /dev/inotify, and the same writes with no watch at all.
  *
- * A round writes one byte to two files in turn, EVENTS times (alternating
- * names keep both front ends from merging consecutive events), then reads
- * every event back.  The queue limit is raised above EVENTS first, so a
+ * A round writes one byte to the files of a name mix in turn, EVENTS times
+ * (alternating names keep both front ends from merging consecutive
+ * events), then reads every event back.  Two mixes: "short", two files
+ * with 2-byte names, and "mixed", 32 files whose names run from 1 to 255
+ * bytes (mainline's records grow with the name, the device's are 264
+ * bytes whatever it is).  The queue limit is raised above EVENTS first, so a
  * round that reads back fewer events than it wrote is a lost event and an
  * error, not a figure.  Rounds rotate the order of the three cases; the
  * figures are medians.
@@ -110,7 +113,16 @@ static long drain(enum backend b, int fd)
 	}
 }
 
-static struct sample round_of(enum backend b, const int file[2])
+#define MAX_FILES 32
+
+/* The files one round writes to, in turn. */
+struct mix {
+	const char *name;	/* "" for the short names: the figures' old names */
+	int nfiles;
+	int file[MAX_FILES];
+};
+
+static struct sample round_of(enum backend b, const struct mix *m)
 {
 	struct sample s = { 0 };
 	int fd = watch(b);
@@ -120,7 +132,7 @@ static struct sample round_of(enum backend b, const int file[2])
 
 	t0 = now_ns();
 	for (i = 0; i < events; i++)
-		if (pwrite(file[i & 1], "x", 1, 0) != 1)
+		if (pwrite(m->file[i % m->nfiles], "x", 1, 0) != 1)
 			die("pwrite");
 	t1 = now_ns();
 	s.write_ns = (t1 - t0) / events;
@@ -176,11 +188,68 @@ static void __attribute__((noreturn)) usage(int rc)
 	exit(rc);
 }
 
+/* Name i of n: its length runs evenly from 1 to 255 bytes. */
+static void open_mix(struct mix *m, const char *name, int n, int mixed)
+{
+	char path[sizeof(DIR) + 1 + 256];
+	int i, len, at = sizeof(DIR);
+
+	m->name = name;
+	m->nfiles = n;
+	memcpy(path, DIR "/", at);
+	for (i = 0; i < n; i++) {
+		len = mixed ? 1 + i * 254 / (n - 1) : 2;
+		memset(path + at, mixed ? 'a' + i % 26 : 'f', len);
+		path[at + len] = '\0';
+		if (!mixed)
+			path[at + 1] = '0' + i;
+		m->file[i] = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (m->file[i] < 0)
+			die("open " DIR "/*");
+	}
+}
+
+static void print_mix(struct sample s[BACKENDS][MAX_ROUNDS], const char *mix,
+		      int have_dev)
+{
+	enum backend b;
+
+	for (b = 0; b < BACKENDS; b++) {
+		if (b == DEVICE && !have_dev) {
+			printf("bench inotify device absent\n");
+			continue;
+		}
+		printf("bench inotify %s%s_write_ns %.0f ns/write\n", mix,
+		       backend_name[b],
+		       median(s[b], offsetof(struct sample, write_ns)));
+		if (b == NONE)
+			continue;
+		printf("bench inotify %s%s_read_ns %.0f ns/event\n", mix,
+		       backend_name[b],
+		       median(s[b], offsetof(struct sample, read_ns)));
+		printf("bench inotify %s%s_events_s %.0f events/s\n", mix,
+		       backend_name[b],
+		       median(s[b], offsetof(struct sample, events_s)));
+	}
+	printf("bench inotify %sunwatched_vs_watched_mainline %.2f ratio\n", mix,
+	       median(s[NONE], offsetof(struct sample, write_ns)) /
+	       median(s[MAINLINE], offsetof(struct sample, write_ns)));
+	if (!have_dev)
+		return;
+	printf("bench inotify %sunwatched_vs_watched_device %.2f ratio\n", mix,
+	       median(s[NONE], offsetof(struct sample, write_ns)) /
+	       median(s[DEVICE], offsetof(struct sample, write_ns)));
+	printf("bench inotify %sdevice_vs_mainline_events_s %.2f ratio\n", mix,
+	       median(s[DEVICE], offsetof(struct sample, events_s)) /
+	       median(s[MAINLINE], offsetof(struct sample, events_s)));
+}
+
 int main(int argc, char **argv)
 {
-	static struct sample s[BACKENDS][MAX_ROUNDS];
+	static struct sample s[2][BACKENDS][MAX_ROUNDS];
 	int have_dev = access("/dev/inotify", F_OK) == 0;
-	int file[2], opt, r, k;
+	static struct mix mixes[2];
+	int opt, r, k, x;
 	enum backend b;
 
 	while ((opt = getopt(argc, argv, "n:r:h")) != -1) {
@@ -203,45 +272,22 @@ int main(int argc, char **argv)
 	set_queue_limit();
 	if (mkdir(DIR, 0755) && errno != EEXIST)
 		die("mkdir " DIR);
-	file[0] = open(DIR "/f0", O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	file[1] = open(DIR "/f1", O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (file[0] < 0 || file[1] < 0)
-		die("open " DIR "/f*");
+	open_mix(&mixes[0], "", 2, 0);
+	open_mix(&mixes[1], "mixed_", MAX_FILES, 1);
 
 	for (r = 0; r < rounds; r++) {
-		for (k = 0; k < BACKENDS; k++) {
-			b = (r + k) % BACKENDS;
-			if (b == DEVICE && !have_dev)
-				continue;
-			s[b][r] = round_of(b, file);
+		for (x = 0; x < 2; x++) {
+			for (k = 0; k < BACKENDS; k++) {
+				b = (r + k) % BACKENDS;
+				if (b == DEVICE && !have_dev)
+					continue;
+				s[x][b][r] = round_of(b, &mixes[x]);
+			}
 		}
 	}
 
 	printf("bench inotify: %d events per round, %d rounds, medians\n", events, rounds);
-	for (b = 0; b < BACKENDS; b++) {
-		if (b == DEVICE && !have_dev) {
-			printf("bench inotify device absent\n");
-			continue;
-		}
-		printf("bench inotify %s_write_ns %.0f ns/write\n", backend_name[b],
-		       median(s[b], offsetof(struct sample, write_ns)));
-		if (b == NONE)
-			continue;
-		printf("bench inotify %s_read_ns %.0f ns/event\n", backend_name[b],
-		       median(s[b], offsetof(struct sample, read_ns)));
-		printf("bench inotify %s_events_s %.0f events/s\n", backend_name[b],
-		       median(s[b], offsetof(struct sample, events_s)));
-	}
-	printf("bench inotify unwatched_vs_watched_mainline %.2f ratio\n",
-	       median(s[NONE], offsetof(struct sample, write_ns)) /
-	       median(s[MAINLINE], offsetof(struct sample, write_ns)));
-	if (have_dev) {
-		printf("bench inotify unwatched_vs_watched_device %.2f ratio\n",
-		       median(s[NONE], offsetof(struct sample, write_ns)) /
-		       median(s[DEVICE], offsetof(struct sample, write_ns)));
-		printf("bench inotify device_vs_mainline_events_s %.2f ratio\n",
-		       median(s[DEVICE], offsetof(struct sample, events_s)) /
-		       median(s[MAINLINE], offsetof(struct sample, events_s)));
-	}
+	for (x = 0; x < 2; x++)
+		print_mix(s[x], mixes[x].name, have_dev);
 	return 0;
 }
