@@ -40,6 +40,21 @@ if [ ! -f "$out/.config" ] || [ "$(cat "$out/.rig-config-stamp" 2>/dev/null)" !=
 	echo "$stamp" >"$out/.rig-config-stamp"
 fi
 
-kmake all
+# objtool's warnings (a call inside a user-access window, a missing
+# ORC entry...) are errors here: the kernel's own CI treats them so, and
+# 6.12 has no OBJTOOL_WERROR.  They are printed only when vmlinux.o is
+# linked, so a build that found one removes it: the next build links it
+# again and fails again until the warning is gone.
+objlog=$out/.rig-build.log
+kmake all >"$objlog" 2>&1 || {
+	cat "$objlog"
+	exit 1
+}
+cat "$objlog"
+if grep -q 'warning: objtool:' "$objlog"; then
+	rm -f "$out/vmlinux.o"
+	grep 'warning: objtool:' "$objlog" >&2
+	die "objtool warned (above): fix the code it names"
+fi
 kmake headers
 echo "built $(cat "$out/include/config/kernel.release"): $out/arch/x86/boot/bzImage"
