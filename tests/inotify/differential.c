@@ -174,11 +174,11 @@ FIXTURE_TEARDOWN_PARENT(diff)
 	char cmd[64];
 
 	sysfs_write(MAX_QUEUED, self->old_max);
-	snprintf(cmd, sizeof(cmd), "umount %sm; rm -rf %sa %sb %sm", top, top,
-		 top, top);
+	snprintf(cmd, sizeof(cmd), "umount -l %sm; rm -rf %sa %sb %sm", top,
+		 top, top, top);
 	system(cmd);
 	if (variant->ext4) {
-		umount("x");
+		umount2("x", MNT_DETACH);
 		rmdir("x");
 	}
 }

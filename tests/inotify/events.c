@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <dirent.h>
 #include <sys/mount.h>
+#include <sys/xattr.h>
 
 #include "kselftest_harness.h"
 #include "ext4.h"
@@ -55,7 +56,7 @@ FIXTURE_TEARDOWN(events)
 	system("rm -rf d e");
 	if (variant->ext4) {
 		chdir("..");
-		umount("x");
+		umount2("x", MNT_DETACH);
 		rmdir("x");
 	}
 }
@@ -224,6 +225,50 @@ TEST_F(events, deleting_a_watched_file_ends_its_watch)
 	ASSERT_EQ(0, unlink("d/f"));
 	EXPECT_RECORDS(self->fd, { wd, IN_ATTRIB, "" }, { wd, IN_IGNORED, "" });
 	ASSERT_EQ(-EINVAL, devino_ignore(self->fd, wd));
+}
+
+/*
+ * Setting or removing an extended attribute is IN_ATTRIB, on the file and,
+ * with its name, on its directory.
+ */
+TEST_F(events, an_xattr_change_is_in_attrib)
+{
+	int dwd = devino_watch(self->fd, "d", IN_ATTRIB);
+	int fwd = devino_watch(self->fd, "d/f", IN_ALL_EVENTS);
+
+	ASSERT_LE(0, dwd);
+	ASSERT_LE(0, fwd);
+	ASSERT_EQ(0, setxattr("d/f", "user.x", "1", 1, 0));
+	EXPECT_RECORDS(self->fd, { dwd, IN_ATTRIB, "f" }, { fwd, IN_ATTRIB, "" });
+	ASSERT_EQ(0, removexattr("d/f", "user.x"));
+	EXPECT_RECORDS(self->fd, { dwd, IN_ATTRIB, "f" }, { fwd, IN_ATTRIB, "" });
+}
+
+/*
+ * The longest name tmpfs and ext4 take fills the record's filename up to
+ * its last byte, the NUL.  (One byte longer is ENAMETOOLONG on both, so
+ * the device's cut at 255 bytes, for file systems that allow longer
+ * names, cannot be reached here.)
+ */
+TEST_F(events, a_255_byte_name_fills_the_record)
+{
+	int wd = devino_watch(self->fd, "d", IN_CREATE);
+	struct inotify_event ev[2];
+	char name[2 + 256 + 1];
+
+	ASSERT_LE(0, wd);
+	memcpy(name, "d/", 2);
+	memset(name + 2, 'x', 256);
+	name[2 + 256] = '\0';
+	ASSERT_EQ(-1, mknod(name, S_IFREG | 0644, 0));
+	ASSERT_EQ(ENAMETOOLONG, errno);
+	name[2 + 255] = '\0';
+	ASSERT_EQ(0, mknod(name, S_IFREG | 0644, 0));
+	ASSERT_EQ(1, devino_drain(self->fd, ev, ARRAY_LEN(ev)));
+	ASSERT_EQ(wd, ev[0].wd);
+	ASSERT_EQ(IN_CREATE, ev[0].mask);
+	ASSERT_EQ(0, memcmp(ev[0].filename, name + 2, 255));
+	ASSERT_EQ(0, ev[0].filename[255]);
 }
 
 /*

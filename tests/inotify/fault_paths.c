@@ -264,8 +264,8 @@ TEST_F(fault, ignore_always_ends_the_watch_and_says_so)
 
 /* --- read() --- */
 
-/* Records that cannot merge, more than one batch of the read: 7 x 3. */
-#define QUEUED 21
+/* Records that cannot merge, more than one batch (32) of the read: 13 x 3. */
+#define QUEUED 39
 
 static struct inotify_event got[QUEUED];
 static int got_n, efaults, short_reads;

@@ -184,14 +184,16 @@ TEST_F(queue, fionread_counts_the_queued_bytes)
 
 /*
  * FIONREAD's int holds the bytes of 8,134,407 records (INT_MAX / 264); a
- * longer queue must report as many whole records as fit, never a wrapped
- * negative count.  8.1 million records take some 330 MB (group.conf asks
+ * longer queue must report the whole records one read() can return
+ * (MAX_RW_COUNT, INT_MAX rounded down to a page, is 8,134,392 of them),
+ * never a wrapped negative count.  8.1 million records take some 330 MB (group.conf asks
  * for the memory); the debug kernel, where KASAN and kmemleak track each
  * one, cannot hold them, so there the same test queues 20,000 and checks
  * the product below the clamp.  The -m32 build, whose compat ioctl reaches
  * the same code, queues 200,000: one clamp run a boot is enough.
  */
-#define FIONREAD_RECORDS (INT_MAX / REC_SIZE)
+#define MAX_RW_COUNT (INT_MAX & ~(sysconf(_SC_PAGESIZE) - 1))
+#define FIONREAD_RECORDS (MAX_RW_COUNT / REC_SIZE)
 
 struct attrib_writer {
 	int fd[2];
@@ -286,15 +288,17 @@ TEST_F(queue, a_fault_loses_no_event)
 }
 
 /*
- * read() builds records in batches (inotify_dev_user.c takes up to 14
- * events at a time): a fault in a later batch, on a page the earlier ones
- * did not reach, ends the read after the whole records before it, and
- * every record from there on is still queued, in order.
+ * read() takes up to 32 events at a time off the queue (inotify_dev_user.c):
+ * a fault in a later batch ends the read after the whole records before
+ * it, and every record from there on is still queued, in order.  The
+ * buffer's pages are touched first, so that the unmapped page after the
+ * 69th record is the only fault, in the third batch; the second test
+ * leaves them untouched, so that the read also faults them in on its way.
  */
-TEST(a_fault_in_a_later_batch_loses_no_event)
+static void later_batch_fault(struct __test_metadata *_metadata, bool touch)
 {
 	long page = sysconf(_SC_PAGESIZE);
-	int fd, dir, wd, i, n, fit = 20, total = 40;
+	int fd, dir, wd, i, n, fit = 2 * 32 + 5, total = fit + 20;
 	struct inotify_event *buf, ev[64];
 	char name[16], *map;
 	size_t len;
@@ -310,12 +314,14 @@ TEST(a_fault_in_a_later_batch_loses_no_event)
 		snprintf(name, sizeof(name), "n%02d", i);
 		ASSERT_EQ(0, mknodat(dir, name, S_IFREG | 0644, 0));
 	}
-	/* untouched pages, then an unmapped one just after record 20 ends */
+	/* pages for 69 records, then an unmapped one just after the 69th */
 	len = ((fit * REC_SIZE + 8) / page + 2) * page;
 	map = mmap(NULL, len, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, map);
 	ASSERT_EQ(0, munmap(map + len - page, page));
+	if (touch)
+		memset(map, 0xff, len - page);
 	buf = (void *)(map + len - page - fit * REC_SIZE - 8);
 	ASSERT_EQ(fit * REC_SIZE, read(fd, buf, total * REC_SIZE));
 	for (i = 0; i < fit; i++) {
@@ -333,6 +339,16 @@ TEST(a_fault_in_a_later_batch_loses_no_event)
 	close(fd);
 	close(dir);
 	system("rm -rf d");
+}
+
+TEST(a_fault_in_a_later_batch_loses_no_event)
+{
+	later_batch_fault(_metadata, true);
+}
+
+TEST(a_fault_in_a_later_batch_after_faulting_pages_in_loses_no_event)
+{
+	later_batch_fault(_metadata, false);
 }
 
 /*

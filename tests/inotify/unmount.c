@@ -49,9 +49,9 @@ FIXTURE_SETUP(unmount)
 FIXTURE_TEARDOWN(unmount)
 {
 	close(self->fd);
-	umount("bind");
+	umount2("bind", MNT_DETACH);
 	rmdir("bind");
-	umount("mnt");
+	umount2("mnt", MNT_DETACH);
 	rmdir("mnt");
 }
 

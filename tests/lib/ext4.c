@@ -45,10 +45,13 @@ static int copy_image(const char *src)
 		goto close_in;
 	}
 	while ((r = read(in, buf, sizeof(buf))) > 0) {
-		if (memcmp(buf, zero, r) &&
-		    pwrite(out, buf, r, end) != r) {
-			ret = errno ? -errno : -EIO;
-			break;
+		if (memcmp(buf, zero, r)) {
+			ssize_t w = pwrite(out, buf, r, end);
+
+			if (w != r) {
+				ret = w < 0 ? -errno : -EIO;
+				break;
+			}
 		}
 		end += r;
 	}
@@ -69,7 +72,7 @@ int rig_ext4_mount(const char *dir)
 {
 	struct loop_config cfg = { .info.lo_flags = LO_FLAGS_AUTOCLEAR };
 	char img[PATH_MAX], dev[32];
-	int ctl, loop, n, ret;
+	int ctl, loop = -1, n, ret = 0, tries;
 
 	ret = image_path(img, sizeof(img));
 	if (ret)
@@ -82,22 +85,31 @@ int rig_ext4_mount(const char *dir)
 		ret = -errno;
 		goto close_img;
 	}
-	n = ioctl(ctl, LOOP_CTL_GET_FREE);
-	ret = n < 0 ? -errno : 0;
-	close(ctl);
-	if (ret)
-		goto close_img;
-	snprintf(dev, sizeof(dev), "/dev/loop%d", n);
-	loop = open(dev, O_RDWR | O_CLOEXEC);
-	if (loop < 0) {
-		ret = -errno;
-		goto close_img;
+	/* another task may take the free device first: EBUSY, try again */
+	for (tries = 0; tries < 10; tries++) {
+		n = ioctl(ctl, LOOP_CTL_GET_FREE);
+		if (n < 0) {
+			ret = -errno;
+			break;
+		}
+		snprintf(dev, sizeof(dev), "/dev/loop%d", n);
+		loop = open(dev, O_RDWR | O_CLOEXEC);
+		if (loop < 0) {
+			ret = -errno;
+			break;
+		}
+		ret = ioctl(loop, LOOP_CONFIGURE, &cfg) ? -errno : 0;
+		if (ret != -EBUSY)
+			break;
+		close(loop);
+		loop = -1;
 	}
-	if (ioctl(loop, LOOP_CONFIGURE, &cfg))
+	close(ctl);
+	if (loop < 0)
+		goto close_img;
+	if (!ret && mount(dev, dir, "ext4", 0, NULL))
 		ret = -errno;
-	else if (mount(dev, dir, "ext4", 0, NULL))
-		ret = -errno;
-	else if (chmod(dir, 0777))
+	if (!ret && chmod(dir, 0777))
 		ret = -errno;
 	/* The mount keeps the device; autoclear detaches it at umount. */
 	close(loop);
