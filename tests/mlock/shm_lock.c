@@ -8,8 +8,12 @@
  * CAP_IPC_LOCK is not limited.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/ipc.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/shm.h>
 #include <sys/wait.h>
@@ -139,6 +143,49 @@ TEST_F(user, destruction_waits_for_the_last_detach)
 	EXPECT_EQ(ENOMEM, errno);
 	ASSERT_EQ(0, shmdt(p));
 	EXPECT_EQ(0, shm_lock(self->b)) TH_LOG("%s", strerror(errno));
+}
+
+/*
+ * Become root of a new user namespace (uid 1000 mapped to 0), then
+ * SHM_LOCK the segment: 0, 1 for ENOMEM, 2 for another error, 3 if the
+ * namespace could not be made.
+ */
+static int lock_segment_in_a_user_ns(int id)
+{
+	char map[32];
+	int fd;
+
+	/* the uid change made us undumpable: /proc/self/ is root's */
+	if (prctl(PR_SET_DUMPABLE, 1) || unshare(CLONE_NEWUSER))
+		return 3;
+	fd = open("/proc/self/uid_map", O_WRONLY);
+	snprintf(map, sizeof(map), "0 %d 1", RIG_USER_UID);
+	if (fd < 0 || write(fd, map, strlen(map)) != (ssize_t)strlen(map))
+		return 3;
+	close(fd);
+	if (!shm_lock(id))
+		return 0;
+	return errno == ENOMEM ? 1 : 2;
+}
+
+/*
+ * Charges go to the (user namespace, uid) pair's ucounts, and a charge
+ * made in a user namespace also counts for the uid that made it: a
+ * namespace is no way around its creator's limit, either way.
+ */
+TEST_F(user, a_user_namespace_shares_its_creators_budget)
+{
+	/* the budget used outside: nothing more inside */
+	ASSERT_EQ(0, shm_lock(self->a));
+	EXPECT_EQ(1, in_child(lock_segment_in_a_user_ns, self->b));
+	ASSERT_EQ(0, shmctl(self->a, SHM_UNLOCK, NULL));
+	/* used inside, by a namespace gone since: nothing more outside */
+	ASSERT_EQ(0, in_child(lock_segment_in_a_user_ns, self->b));
+	EXPECT_EQ(-1, shm_lock(self->a));
+	EXPECT_EQ(ENOMEM, errno);
+	/* and the inside's charge comes back with its segment */
+	ASSERT_EQ(0, shmctl(self->b, SHM_UNLOCK, NULL));
+	EXPECT_EQ(0, shm_lock(self->a)) TH_LOG("%s", strerror(errno));
 }
 
 /* Lower the limit to 0, then unlock: 0 only if SHM_UNLOCK worked. */
