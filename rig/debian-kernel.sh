@@ -24,10 +24,17 @@ debcfg=$(rig_debian_config)
 head=$(git -C "$RIG_TREE" rev-parse HEAD)
 base=$(git -C "$RIG_TREE" rev-parse 'base^{commit}')
 
+# An existing worktree moves to HEAD with a checkout, which rewrites only
+# the files that changed: make then rebuilds what depends on them, not
+# every object (a new worktree would give every file a new time).
 if [ "$(git -C "$wt" rev-parse HEAD 2>/dev/null)" != "$head" ]; then
-	git -C "$RIG_TREE" worktree remove --force "$wt" 2>/dev/null || rm -rf "$wt"
-	git -C "$RIG_TREE" worktree prune
-	stage "debian: worktree at HEAD" git -C "$RIG_TREE" worktree add -f -q --detach "$wt" "$head"
+	if git -C "$wt" rev-parse -q --verify HEAD >/dev/null 2>&1; then
+		stage "debian: worktree to HEAD" git -C "$wt" checkout -q -f --detach "$head"
+	else
+		rm -rf "$wt"
+		git -C "$RIG_TREE" worktree prune
+		stage "debian: worktree at HEAD" git -C "$RIG_TREE" worktree add -f -q --detach "$wt" "$head"
+	fi
 fi
 
 kmake() {
