@@ -234,4 +234,47 @@ TEST_F(limits, a_user_namespace_counts_against_its_creator)
 	ASSERT_EQ(0, run_unprivileged(instances, NULL));
 }
 
+/*
+ * With max_user_watches 4: two device watches outside, then two more as
+ * root of a user namespace, then ENOSPC there, for both front ends.
+ */
+static int user_namespace_watches(void *arg)
+{
+	int out = open(DEVINO_PATH, O_RDONLY), in, dev, i;
+	char path[32];
+
+	if (out < 0)
+		return 10;
+	for (i = 0; i < 5; i++) {
+		snprintf(path, sizeof(path), "u/n%d", i);
+		if (mknod(path, S_IFREG | 0644, 0))
+			return 11;
+	}
+	if (dev_watch(out, "u/n0") || dev_watch(out, "u/n1"))
+		return 12;
+	if (enter_user_ns())
+		return 13;
+	dev = open(DEVINO_PATH, O_RDONLY);
+	in = inotify_init1(0);
+	if (dev < 0 || in < 0)
+		return 14;
+	if (dev_watch(dev, "u/n2") || inotify_add_watch(in, "u/n3", IN_ATTRIB) < 0)
+		return 15;
+	if (dev_watch(dev, "u/n4") != -ENOSPC)
+		return 16;
+	if (inotify_add_watch(in, "u/n4", IN_ATTRIB) != -1 || errno != ENOSPC)
+		return 17;
+	/* one given back outside is one more inside */
+	close(out);
+	if (dev_watch(dev, "u/n4"))
+		return 18;
+	return 0;
+}
+
+TEST_F(limits, a_user_namespace_counts_watches_against_its_creator)
+{
+	ASSERT_EQ(0, sysfs_write(MAX_WATCHES, "4"));
+	ASSERT_EQ(0, run_unprivileged(user_namespace_watches, NULL));
+}
+
 TEST_HARNESS_MAIN
