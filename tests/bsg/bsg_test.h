@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers for the bsg tests: a scsi_debug disk of its own for each test,
+ * its bsg node and its block device, and one SG_IO call.
+ *
+ * scsi_debug is built in (the freezer group's CD-ROM needs it at boot), so
+ * a test makes a disk by writing ptype 0 and add_host 1 in its driver
+ * directory, and removes it with add_host -1; the freezer group's
+ * scsi_debug.ptype=5 is put back after the host is made.
+ */
+#ifndef TESTS_BSG_TEST_H
+#define TESTS_BSG_TEST_H
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <linux/bsg.h>
+#include <scsi/sg.h>
+
+#include "sysfs_file.h"
+
+#define SDEBUG "/sys/bus/pseudo/drivers/scsi_debug/"
+#define SDEBUG_PARAM "/sys/module/scsi_debug/parameters/"
+#define SDEBUG_BLOCKS (8 * 1024 * 1024 / 512)	/* dev_size_mb 8, 512 bytes */
+
+struct sdebug_disk {
+	int host;
+	char bsg[64];		/* /dev/bsg/H:0:0:0 */
+	char block[64];		/* /dev/sdX */
+};
+
+/* The highest host number scsi_debug drives, or -1. */
+static inline int sdebug_last_host(void)
+{
+	DIR *d = opendir("/sys/class/scsi_host");
+	struct dirent *de;
+	char path[300], name[32];
+	int host, last = -1;
+
+	if (!d)
+		return -1;
+	while ((de = readdir(d))) {
+		if (sscanf(de->d_name, "host%d", &host) != 1)
+			continue;
+		snprintf(path, sizeof(path), "/sys/class/scsi_host/%s/proc_name",
+			 de->d_name);
+		if (sysfs_read(path, name, sizeof(name)) > 0 &&
+		    !strncmp(name, "scsi_debug", 10) && host > last)
+			last = host;
+	}
+	closedir(d);
+	return last;
+}
+
+/* The one entry of a sysfs directory, or -ENOENT. */
+static inline int sysfs_only_entry(const char *dir, char *out, size_t len)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int ret = -ENOENT;
+
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(out, len, "%s", de->d_name);
+		ret = 0;
+	}
+	closedir(d);
+	return ret;
+}
+
+/* Add a scsi_debug disk and wait for its bsg and block nodes. 0 or -errno. */
+static inline int sdebug_disk_add(struct sdebug_disk *disk)
+{
+	char old_ptype[16], path[128], name[256];
+	struct stat st;
+	int before = sdebug_last_host(), i, ret;
+
+	if (sysfs_read(SDEBUG "ptype", old_ptype, sizeof(old_ptype)) <= 0)
+		return -ENOENT;
+	old_ptype[strcspn(old_ptype, "\n")] = '\0';
+	ret = sysfs_write(SDEBUG "ptype", "0");
+	if (!ret)
+		ret = sysfs_write(SDEBUG "add_host", "1");
+	sysfs_write(SDEBUG "ptype", old_ptype);
+	if (ret)
+		return ret;
+	disk->host = sdebug_last_host();
+	if (disk->host <= before)
+		return -ENODEV;
+	snprintf(disk->bsg, sizeof(disk->bsg), "/dev/bsg/%d:0:0:0", disk->host);
+	snprintf(path, sizeof(path), "/sys/class/bsg/%d:0:0:0/device/block",
+		 disk->host);
+	for (i = 0; i < 500; i++) {
+		if (!stat(disk->bsg, &st) && !sysfs_only_entry(path, name, sizeof(name)))
+			break;
+		usleep(10 * 1000);
+	}
+	if (i == 500)
+		return -ETIMEDOUT;
+	snprintf(disk->block, sizeof(disk->block), "/dev/%.32s", name);
+	/*
+	 * sd probes the disk asynchronously, and the node of the last test's
+	 * disk, of the same name, may not be gone yet: wait until the node
+	 * is the new disk's (its dev_t) and opens (ENXIO until it is live).
+	 */
+	snprintf(path, sizeof(path), "/sys/block/%.32s/dev", name);
+	for (i = 0; i < 500; i++) {
+		unsigned int maj, min;
+		char dev[32];
+		int fd;
+
+		if (!stat(disk->block, &st) && sysfs_read(path, dev, sizeof(dev)) > 0 &&
+		    sscanf(dev, "%u:%u", &maj, &min) == 2 &&
+		    st.st_rdev == makedev(maj, min)) {
+			fd = open(disk->block, O_RDONLY | O_CLOEXEC);
+			if (fd >= 0) {
+				close(fd);
+				return 0;
+			}
+		}
+		usleep(10 * 1000);
+	}
+	return -ETIMEDOUT;
+}
+
+/* Remove the last scsi_debug host added, which must be this disk's. */
+static inline int sdebug_disk_remove(struct sdebug_disk *disk)
+{
+	if (sdebug_last_host() != disk->host)
+		return -EBUSY;
+	return sysfs_write(SDEBUG "add_host", "-1");
+}
+
+/* One SG_IO with a SCSI command; 0 (whatever the SCSI status) or -errno. */
+static inline int sgio(int fd, const void *cdb, unsigned int cdb_len,
+		       void *din, unsigned int din_len, const void *dout,
+		       unsigned int dout_len, unsigned char *sense,
+		       unsigned int sense_len, struct sg_io_v4 *io)
+{
+	memset(io, 0, sizeof(*io));
+	io->guard = 'Q';
+	io->protocol = BSG_PROTOCOL_SCSI;
+	io->subprotocol = BSG_SUB_PROTOCOL_SCSI_CMD;
+	io->request_len = cdb_len;
+	io->request = (uintptr_t)cdb;
+	io->max_response_len = sense_len;
+	io->response = (uintptr_t)sense;
+	io->din_xfer_len = din_len;
+	io->din_xferp = (uintptr_t)din;
+	io->dout_xfer_len = dout_len;
+	io->dout_xferp = (uintptr_t)dout;
+	io->timeout = 30000;
+	return ioctl(fd, SG_IO, io) ? -errno : 0;
+}
+
+/* The sense key, ASC and ASCQ of fixed or descriptor sense data, packed. */
+static inline int sense_code(const unsigned char *s, unsigned int len)
+{
+	if (len >= 14 && (s[0] & 0x7e) == 0x70)
+		return (s[2] & 0xf) << 16 | s[12] << 8 | s[13];
+	if (len >= 4 && (s[0] & 0x7e) == 0x72)
+		return (s[1] & 0xf) << 16 | s[2] << 8 | s[3];
+	return -1;
+}
+
+#define SENSE(key, asc, ascq) ((key) << 16 | (asc) << 8 | (ascq))
+
+/* READ(10) (0x28) or WRITE(10) (0x2a) of count blocks at lba. */
+static inline void cdb_rw10(unsigned char *cdb, unsigned char op, uint32_t lba,
+			    uint16_t count)
+{
+	memset(cdb, 0, 10);
+	cdb[0] = op;
+	cdb[2] = lba >> 24;
+	cdb[3] = lba >> 16;
+	cdb[4] = lba >> 8;
+	cdb[5] = lba;
+	cdb[7] = count >> 8;
+	cdb[8] = count;
+}
+
+#endif /* TESTS_BSG_TEST_H */

@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Linux 6.12's bsg, as a program uses it: SG_IO with struct sg_io_v4 on
+ * /dev/bsg/H:C:T:L of a scsi_debug disk.  INQUIRY and READ CAPACITY(16)
+ * report the device; data written through bsg reads back through the
+ * block device and the reverse; a CHECK CONDITION carries the right sense;
+ * read() and write() on the node, bad headers, bad pointers, an over-long
+ * and a bidirectional transfer each give their errno.
+ */
+#include <sys/mman.h>
+
+#include "kselftest_harness.h"
+#include "bsg_test.h"
+
+#define GOOD 0
+#define CHECK_CONDITION 2
+
+FIXTURE(disk) {
+	struct sdebug_disk d;
+	int fd;
+	unsigned char sense[64];
+	struct sg_io_v4 io;
+};
+
+FIXTURE_SETUP(disk)
+{
+	self->fd = -1;
+	ASSERT_EQ(0, sdebug_disk_add(&self->d));
+	self->fd = open(self->d.bsg, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->fd);
+}
+
+FIXTURE_TEARDOWN(disk)
+{
+	if (self->fd >= 0)
+		close(self->fd);
+	EXPECT_EQ(0, sdebug_disk_remove(&self->d));
+}
+
+TEST_F(disk, inquiry_names_the_device)
+{
+	unsigned char cdb[6] = { 0x12, 0, 0, 0, 96, 0 }, buf[96];
+
+	ASSERT_EQ(0, sgio(self->fd, cdb, 6, buf, sizeof(buf), NULL, 0,
+			  self->sense, sizeof(self->sense), &self->io));
+	ASSERT_EQ(GOOD, self->io.device_status);
+	ASSERT_LE(36, (int)sizeof(buf) - self->io.din_resid);
+	EXPECT_EQ(0, buf[0] & 0x1f);	/* a disk */
+	EXPECT_EQ(0, memcmp(buf + 8, "Linux   ", 8));
+	EXPECT_EQ(0, memcmp(buf + 16, "scsi_debug      ", 16));
+}
+
+TEST_F(disk, read_capacity_16_gives_the_size)
+{
+	unsigned char cdb[16] = { 0x9e, 0x10, [13] = 32 }, buf[32];
+	char mb[16], bs[16];
+	uint64_t last = 0;
+	uint32_t bsize;
+	int i;
+
+	ASSERT_LT(0, sysfs_read(SDEBUG "dev_size_mb", mb, sizeof(mb)));
+	ASSERT_LT(0, sysfs_read(SDEBUG "sector_size", bs, sizeof(bs)));
+	ASSERT_EQ(0, sgio(self->fd, cdb, 16, buf, sizeof(buf), NULL, 0,
+			  self->sense, sizeof(self->sense), &self->io));
+	ASSERT_EQ(GOOD, self->io.device_status);
+	for (i = 0; i < 8; i++)
+		last = last << 8 | buf[i];
+	bsize = (uint32_t)buf[8] << 24 | buf[9] << 16 | buf[10] << 8 | buf[11];
+	EXPECT_EQ(atoi(bs), bsize);
+	EXPECT_EQ((uint64_t)atoi(mb) * 1024 * 1024 / bsize, last + 1);
+}
+
+/* 8 blocks of a pattern that names its LBA and the test. */
+static void pattern(unsigned char *buf, uint32_t lba, unsigned char salt)
+{
+	int i;
+
+	for (i = 0; i < 8 * 512; i++)
+		buf[i] = (unsigned char)(lba + i / 512 * 7 + i * 13 + salt);
+}
+
+TEST_F(disk, written_through_bsg_reads_back_through_the_block_device)
+{
+	static unsigned char out[8 * 512], in[8 * 512] __attribute__((aligned(4096)));
+	unsigned char cdb[10];
+	int blk;
+
+	pattern(out, 100, 1);
+	cdb_rw10(cdb, 0x2a, 100, 8);
+	ASSERT_EQ(0, sgio(self->fd, cdb, 10, NULL, 0, out, sizeof(out),
+			  self->sense, sizeof(self->sense), &self->io));
+	ASSERT_EQ(GOOD, self->io.device_status);
+	ASSERT_EQ(0, self->io.dout_resid);
+	blk = open(self->d.block, O_RDONLY | O_DIRECT | O_CLOEXEC);
+	ASSERT_LE(0, blk) TH_LOG("%s: %s", self->d.block, strerror(errno));
+	ASSERT_EQ((ssize_t)sizeof(in), pread(blk, in, sizeof(in), 100 * 512));
+	close(blk);
+	EXPECT_EQ(0, memcmp(out, in, sizeof(in)));
+}
+
+TEST_F(disk, written_through_the_block_device_reads_back_through_bsg)
+{
+	static unsigned char out[8 * 512] __attribute__((aligned(4096)));
+	static unsigned char in[8 * 512];
+	unsigned char cdb[10];
+	int blk;
+
+	pattern(out, 200, 2);
+	blk = open(self->d.block, O_WRONLY | O_DIRECT | O_CLOEXEC);
+	ASSERT_LE(0, blk) TH_LOG("%s: %s", self->d.block, strerror(errno));
+	ASSERT_EQ((ssize_t)sizeof(out), pwrite(blk, out, sizeof(out), 200 * 512));
+	close(blk);
+	cdb_rw10(cdb, 0x28, 200, 8);
+	ASSERT_EQ(0, sgio(self->fd, cdb, 10, in, sizeof(in), NULL, 0,
+			  self->sense, sizeof(self->sense), &self->io));
+	ASSERT_EQ(GOOD, self->io.device_status);
+	ASSERT_EQ(0, self->io.din_resid);
+	EXPECT_EQ(0, memcmp(out, in, sizeof(in)));
+}
+
+TEST_F(disk, reading_past_the_end_is_lba_out_of_range)
+{
+	unsigned char cdb[10], buf[512];
+	char mb[16];
+
+	ASSERT_LT(0, sysfs_read(SDEBUG "dev_size_mb", mb, sizeof(mb)));
+	cdb_rw10(cdb, 0x28, atoi(mb) * 2048, 1);
+	ASSERT_EQ(0, sgio(self->fd, cdb, 10, buf, sizeof(buf), NULL, 0,
+			  self->sense, sizeof(self->sense), &self->io));
+	ASSERT_EQ(CHECK_CONDITION, self->io.device_status);
+	ASSERT_LT(0, self->io.response_len);
+	EXPECT_EQ(SENSE(0x5, 0x21, 0x00),
+		  sense_code(self->sense, self->io.response_len));
+}
+
+TEST_F(disk, an_unknown_opcode_is_invalid_command_operation_code)
+{
+	unsigned char cdb[6] = { 0xc0 };
+
+	ASSERT_EQ(0, sgio(self->fd, cdb, 6, NULL, 0, NULL, 0,
+			  self->sense, sizeof(self->sense), &self->io));
+	ASSERT_EQ(CHECK_CONDITION, self->io.device_status);
+	EXPECT_EQ(SENSE(0x5, 0x20, 0x00),
+		  sense_code(self->sense, self->io.response_len));
+}
+
+/* scsi_debug's injected medium error: blocks 1000-1009, opts bit 2. */
+TEST_F(disk, an_injected_medium_error_is_a_medium_error)
+{
+	unsigned char cdb[10], buf[512];
+	char opts[16], start[16], count[16];
+
+	ASSERT_LT(0, sysfs_read(SDEBUG "opts", opts, sizeof(opts)));
+	ASSERT_LT(0, sysfs_read(SDEBUG_PARAM "medium_error_start", start, sizeof(start)));
+	ASSERT_LT(0, sysfs_read(SDEBUG_PARAM "medium_error_count", count, sizeof(count)));
+	ASSERT_EQ(0, sysfs_write(SDEBUG_PARAM "medium_error_start", "1000"));
+	ASSERT_EQ(0, sysfs_write(SDEBUG_PARAM "medium_error_count", "10"));
+	ASSERT_EQ(0, sysfs_write(SDEBUG "opts", "2"));
+	cdb_rw10(cdb, 0x28, 1005, 1);
+	ASSERT_EQ(0, sgio(self->fd, cdb, 10, buf, sizeof(buf), NULL, 0,
+			  self->sense, sizeof(self->sense), &self->io));
+	sysfs_write(SDEBUG "opts", opts);
+	sysfs_write(SDEBUG_PARAM "medium_error_start", start);
+	sysfs_write(SDEBUG_PARAM "medium_error_count", count);
+	ASSERT_EQ(CHECK_CONDITION, self->io.device_status);
+	EXPECT_EQ(SENSE(0x3, 0x11, 0x00),
+		  sense_code(self->sense, self->io.response_len));
+	/* with the injection off again, the same read is good */
+	cdb_rw10(cdb, 0x28, 1005, 1);
+	ASSERT_EQ(0, sgio(self->fd, cdb, 10, buf, sizeof(buf), NULL, 0,
+			  self->sense, sizeof(self->sense), &self->io));
+	EXPECT_EQ(GOOD, self->io.device_status);
+}
+
+TEST_F(disk, read_and_write_on_the_node_are_einval)
+{
+	char buf[sizeof(struct sg_io_v4)] = { 0 };
+
+	EXPECT_EQ(-1, read(self->fd, buf, sizeof(buf)));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, write(self->fd, buf, sizeof(buf)));
+	EXPECT_EQ(EINVAL, errno);
+}
+
+TEST_F(disk, a_bad_guard_protocol_or_subprotocol_is_einval)
+{
+	unsigned char cdb[6] = { 0 };	/* TEST UNIT READY */
+	struct sg_io_v4 io;
+
+	sgio(self->fd, cdb, 6, NULL, 0, NULL, 0, NULL, 0, &io);
+	ASSERT_EQ(GOOD, io.device_status);
+	io.guard = 'S';
+	EXPECT_EQ(-1, ioctl(self->fd, SG_IO, &io));
+	EXPECT_EQ(EINVAL, errno);
+	io.guard = 'Q';
+	io.protocol = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, SG_IO, &io));
+	EXPECT_EQ(EINVAL, errno);
+	io.protocol = BSG_PROTOCOL_SCSI;
+	io.subprotocol = BSG_SUB_PROTOCOL_SCSI_TMF;
+	EXPECT_EQ(-1, ioctl(self->fd, SG_IO, &io));
+	EXPECT_EQ(EINVAL, errno);
+	/* a CDB longer than the command's room */
+	io.subprotocol = BSG_SUB_PROTOCOL_SCSI_CMD;
+	io.request_len = 4096;
+	EXPECT_EQ(-1, ioctl(self->fd, SG_IO, &io));
+	EXPECT_EQ(EINVAL, errno);
+}
+
+TEST_F(disk, bad_pointers_are_efault)
+{
+	void *volatile bad = (void *)8;	/* hidden from the compiler's checks */
+	unsigned char cdb[10];
+
+	cdb_rw10(cdb, 0x28, 0, 1);
+	EXPECT_EQ(-EFAULT, sgio(self->fd, NULL, 10, NULL, 0, NULL, 0,
+				NULL, 0, &self->io));
+	EXPECT_EQ(-EFAULT, sgio(self->fd, bad, 10, NULL, 0, NULL, 0,
+				NULL, 0, &self->io));
+	EXPECT_EQ(-EFAULT, sgio(self->fd, cdb, 10, bad, 512, NULL, 0,
+				NULL, 0, &self->io));
+	cdb_rw10(cdb, 0x2a, 0, 1);
+	EXPECT_EQ(-EFAULT, sgio(self->fd, cdb, 10, NULL, 0, bad, 512,
+				NULL, 0, &self->io));
+	/* and the header itself */
+	EXPECT_EQ(-1, ioctl(self->fd, SG_IO, bad));
+	EXPECT_EQ(EFAULT, errno);
+}
+
+/* More than the queue maps in one request: 64 MiB in one READ(10). */
+TEST_F(disk, an_over_long_transfer_is_einval)
+{
+	size_t len = 64 << 20;
+	unsigned char cdb[10];
+	void *buf;
+
+	buf = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	ASSERT_NE(MAP_FAILED, buf);
+	cdb_rw10(cdb, 0x28, 0, len / 512 > 0xffff ? 0xffff : len / 512);
+	EXPECT_EQ(-EINVAL, sgio(self->fd, cdb, 10, buf, len, NULL, 0,
+				NULL, 0, &self->io));
+	munmap(buf, len);
+}
+
+TEST_F(disk, a_bidirectional_request_is_eopnotsupp)
+{
+	unsigned char cdb[10], in[512], out[512] = { 0 };
+
+	cdb_rw10(cdb, 0x28, 0, 1);
+	EXPECT_EQ(-EOPNOTSUPP, sgio(self->fd, cdb, 10, in, sizeof(in), out,
+				    sizeof(out), NULL, 0, &self->io));
+}
+
+TEST_HARNESS_MAIN
