@@ -1,10 +1,12 @@
 #!/bin/sh
-# Install the Debian packages the rig needs (rig/packages.txt + the pinned kernel source and its configurations), only what is missing.
+# Install the Debian packages the rig needs (rig/packages.txt, rig/guest-packages.txt, the pinned kernel source and its configurations), only what is missing.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
 missing=
-for p in $(grep -v '^#' "$RIG_TOP/rig/packages.txt"); do
+# The rig's own packages, then those whose programs the guest runs.
+for p in $(grep -v '^#' "$RIG_TOP/rig/packages.txt") \
+	$(sed -n 's/^\([a-z0-9][a-z0-9.+-]*\) .*/\1/p' "$RIG_TOP/rig/guest-packages.txt"); do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' ||
 		missing="$missing $p"
 done

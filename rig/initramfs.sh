@@ -26,6 +26,20 @@ install -m 0644 "$RIG_TOP/rig/guest/passwd" "$RIG_TOP/rig/guest/group" etc/
 for f in "$guest"/bin/*; do
 	install -s -m 0755 "$f" "bin/${f##*/}"
 done
+# Debian's programs the guest runs (rig/guest-packages.txt), with the
+# shared libraries and the loader ldd finds for each, at the same paths.
+ship() {
+	[ -e ".$1" ] && return 0
+	mkdir -p ".${1%/*}"
+	cp -L "$1" ".$1"
+}
+for prog in $(sed -n 's/^[a-z0-9][a-z0-9.+-]* //p' "$RIG_TOP/rig/guest-packages.txt"); do
+	[ -x "$prog" ] || die "$prog is missing: run 'make deps' (rig/guest-packages.txt)"
+	ship "$prog"
+	for lib in $(ldd "$prog" | sed -n 's/.*=> \(\/[^ ]*\) .*/\1/p; s/^[[:space:]]*\(\/[^ ]*\) .*/\1/p'); do
+		ship "$lib"
+	done
+done
 cp "$out/include/config/kernel.release" etc/rig/kernel.release
 for dir in "$@"; do
 	g=$(basename "$dir")
