@@ -72,6 +72,20 @@ append="$append tsc_early_khz=$("$tsc")"
 append="$append tsc=reliable"
 [ -n "${RIG_APPEND:-}" ] && append="$append $RIG_APPEND"
 
+# A group may ask for a SCSI disk on a virtio-scsi controller (group.conf
+# scsi-disk=MB): an empty sparse image, new at every boot, under build/.
+disk=
+for g in $groups; do
+	f=$RIG_BUILD/guest/tests/$g/scsi-disk
+	[ -s "$f" ] || continue
+	img=$RIG_BUILD/scsi-disk-$variant.img
+	rm -f "$img"
+	truncate -s "$(cat "$f")M" "$img"
+	disk="-device virtio-scsi-pci,id=scsi0 -drive file=$img,if=none,id=sd0,format=raw,cache=unsafe"
+	disk="$disk -device scsi-hd,bus=scsi0.0,drive=sd0,serial=rig-scsi-disk"
+	break
+done
+
 if [ "$mode" = run ]; then
 	# The person sees the console live; it is logged as well.
 	con="-chardev stdio,id=con,mux=on,signal=off,logfile=$console -mon chardev=con,mode=readline"
@@ -84,7 +98,7 @@ set -- qemu-system-x86_64 -nodefaults -no-reboot -display none \
 	-accel tcg,thread=multi -cpu max -smp 2 -m "$mem" \
 	-kernel "$kernel" -initrd "$initrd" -append "$append" \
 	$con -chardev file,id=tap,path="$tap" \
-	-serial chardev:con -serial chardev:tap
+	-serial chardev:con -serial chardev:tap $disk
 
 if [ $shell = 1 ]; then
 	exec "$@"

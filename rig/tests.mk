@@ -9,7 +9,9 @@
 # tree's tools/testing/selftests/PATH.c (64-bit, as selftest-NAME, linked
 # with "selftests-libs=..."); "ext4-image=yes" puts an empty 8 MiB ext4
 # image beside the programs, as ext4.img (tests/lib/ext4.h mounts copies
-# of it); "mem=MB" is the guest memory the group needs at least (boot.sh);
+# of it); "mem=MB" is the guest memory the group needs at least, and
+# "scsi-disk=MB" gives the guest an empty disk of that size on a
+# virtio-scsi controller (boot.sh);
 # and "cmdline=ARGS":
 # ARGS go on the kernel command line of every boot that runs the group.  The programs of a group
 # run in the order of $(OUT)/tests/<group>/list.  A group's bench/*.c are
@@ -97,6 +99,7 @@ $(OUT)/tests/$(2)/list: FORCE
 	@cmp -s $$@.tmp $$@ && rm $$@.tmp || mv $$@.tmp $$@
 	@sed -n 's/^cmdline=//p' $(1)/group.conf 2>/dev/null >$$(@D)/cmdline || :
 	@sed -n 's/^mem=//p' $(1)/group.conf 2>/dev/null >$$(@D)/mem || :
+	@sed -n 's/^scsi-disk=//p' $(1)/group.conf 2>/dev/null >$$(@D)/scsi-disk || :
 
 all: $$($(2)_targets)
 endef

@@ -5,8 +5,10 @@
  *
  * scsi_debug is built in (the freezer group's CD-ROM needs it at boot), so
  * a test makes a disk by writing ptype 0 and add_host 1 in its driver
- * directory, and removes it with add_host -1; the freezer group's
- * scsi_debug.ptype=5 is put back after the host is made.
+ * directory, and removes it with add_host -1.  INQUIRY reports the
+ * driver's ptype at the time of the command, so ptype stays 0 while the
+ * disk exists; the freezer group's scsi_debug.ptype=5 comes back with the
+ * removal.
  */
 #ifndef TESTS_BSG_TEST_H
 #define TESTS_BSG_TEST_H
@@ -34,6 +36,7 @@
 
 struct sdebug_disk {
 	int host;
+	char old_ptype[16];	/* put back at removal */
 	char bsg[64];		/* /dev/bsg/H:0:0:0 */
 	char block[64];		/* /dev/sdX */
 };
@@ -83,19 +86,20 @@ static inline int sysfs_only_entry(const char *dir, char *out, size_t len)
 /* Add a scsi_debug disk and wait for its bsg and block nodes. 0 or -errno. */
 static inline int sdebug_disk_add(struct sdebug_disk *disk)
 {
-	char old_ptype[16], path[128], name[256];
+	char path[128], name[256];
 	struct stat st;
 	int before = sdebug_last_host(), i, ret;
 
-	if (sysfs_read(SDEBUG "ptype", old_ptype, sizeof(old_ptype)) <= 0)
+	if (sysfs_read(SDEBUG "ptype", disk->old_ptype, sizeof(disk->old_ptype)) <= 0)
 		return -ENOENT;
-	old_ptype[strcspn(old_ptype, "\n")] = '\0';
+	disk->old_ptype[strcspn(disk->old_ptype, "\n")] = '\0';
 	ret = sysfs_write(SDEBUG "ptype", "0");
 	if (!ret)
 		ret = sysfs_write(SDEBUG "add_host", "1");
-	sysfs_write(SDEBUG "ptype", old_ptype);
-	if (ret)
+	if (ret) {
+		sysfs_write(SDEBUG "ptype", disk->old_ptype);
 		return ret;
+	}
 	disk->host = sdebug_last_host();
 	if (disk->host <= before)
 		return -ENODEV;
@@ -135,12 +139,50 @@ static inline int sdebug_disk_add(struct sdebug_disk *disk)
 	return -ETIMEDOUT;
 }
 
+/*
+ * The disk QEMU gives a group that asks for one (group.conf scsi-disk=MB),
+ * on the virtio-scsi controller: its bsg and block nodes.  0 or -errno.
+ */
+static inline int virtio_disk_find(struct sdebug_disk *disk)
+{
+	char path[600], model[64], name[256];
+	DIR *d = opendir("/sys/class/bsg");
+	struct dirent *de;
+	int ret = -ENOENT;
+
+	if (!d)
+		return -errno;
+	while (ret && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/sys/class/bsg/%s/device/model",
+			 de->d_name);
+		if (sysfs_read(path, model, sizeof(model)) <= 0 ||
+		    strncmp(model, "QEMU HARDDISK", 13))
+			continue;
+		snprintf(path, sizeof(path), "/sys/class/bsg/%s/device/block",
+			 de->d_name);
+		if (sysfs_only_entry(path, name, sizeof(name)))
+			continue;
+		snprintf(disk->bsg, sizeof(disk->bsg), "/dev/bsg/%.32s", de->d_name);
+		snprintf(disk->block, sizeof(disk->block), "/dev/%.32s", name);
+		disk->host = -1;
+		ret = 0;
+	}
+	closedir(d);
+	return ret;
+}
+
 /* Remove the last scsi_debug host added, which must be this disk's. */
 static inline int sdebug_disk_remove(struct sdebug_disk *disk)
 {
-	if (sdebug_last_host() != disk->host)
-		return -EBUSY;
-	return sysfs_write(SDEBUG "add_host", "-1");
+	int ret = -EBUSY;
+
+	if (sdebug_last_host() == disk->host)
+		ret = sysfs_write(SDEBUG "add_host", "-1");
+	if (disk->old_ptype[0])
+		sysfs_write(SDEBUG "ptype", disk->old_ptype);
+	return ret;
 }
 
 /* One SG_IO with a SCSI command; 0 (whatever the SCSI status) or -errno. */
@@ -189,6 +231,56 @@ static inline void cdb_rw10(unsigned char *cdb, unsigned char op, uint32_t lba,
 	cdb[5] = lba;
 	cdb[7] = count >> 8;
 	cdb[8] = count;
+}
+
+/* 8 blocks of a pattern that names its LBA and the test. */
+static inline void pattern(unsigned char *buf, uint32_t lba, unsigned char salt)
+{
+	int i;
+
+	for (i = 0; i < 8 * 512; i++)
+		buf[i] = (unsigned char)(lba + i / 512 * 7 + i * 13 + salt);
+}
+
+/*
+ * WRITE(10) 8 blocks at lba through the bsg node fd, read them back
+ * through the block device with O_DIRECT: 0 if they are the same, 1 if
+ * not, 2 if the command's status was not GOOD, or -errno.  With
+ * @block_first, the other way round.
+ */
+static inline int write_one_read_other(int fd, const char *block, uint32_t lba,
+				       unsigned char salt, int block_first)
+{
+	static unsigned char out[8 * 512] __attribute__((aligned(4096)));
+	static unsigned char in[8 * 512] __attribute__((aligned(4096)));
+	unsigned char cdb[10], sense[32];
+	struct sg_io_v4 io;
+	int blk, ret;
+
+	pattern(out, lba, salt);
+	memset(in, 0, sizeof(in));
+	blk = open(block, (block_first ? O_WRONLY : O_RDONLY) | O_DIRECT | O_CLOEXEC);
+	if (blk < 0)
+		return -errno;
+	if (block_first) {
+		ret = pwrite(blk, out, sizeof(out), lba * 512ull) == sizeof(out) ? 0 : -EIO;
+		cdb_rw10(cdb, 0x28, lba, 8);
+		if (!ret)
+			ret = sgio(fd, cdb, 10, in, sizeof(in), NULL, 0, sense,
+				   sizeof(sense), &io);
+	} else {
+		cdb_rw10(cdb, 0x2a, lba, 8);
+		ret = sgio(fd, cdb, 10, NULL, 0, out, sizeof(out), sense,
+			   sizeof(sense), &io);
+		if (!ret && !io.device_status)
+			ret = pread(blk, in, sizeof(in), lba * 512ull) == sizeof(in) ? 0 : -EIO;
+	}
+	close(blk);
+	if (ret)
+		return ret;
+	if (io.device_status || io.din_resid || io.dout_resid)
+		return 2;
+	return memcmp(out, in, sizeof(in)) ? 1 : 0;
 }
 
 #endif /* TESTS_BSG_TEST_H */

@@ -3,7 +3,6 @@ sd=/sys/bus/pseudo/drivers/scsi_debug
 old=$(cat $sd/ptype)
 echo 0 >$sd/ptype
 echo 1 >$sd/add_host
-echo "$old" >$sd/ptype
 host=$(ls /sys/class/scsi_host | sed 's/host//' | sort -n | tail -1)
 node=/dev/bsg/$host:0:0:0
 i=0
@@ -24,3 +23,4 @@ echo "bsgcmd $node read 16384 1    (one block past the end)"
 bsgcmd "$node" read 16384 1
 echo "(exit status $?)"
 echo -1 >$sd/add_host
+echo "$old" >$sd/ptype

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Debian's sg3-utils beside tools/bsgcmd, on the same bsg node of a
- * scsi_debug disk: sg_inq and sg_readcap -l (which speak sg_io_v4 to a
+ * scsi_debug disk and of QEMU's virtio-scsi disk: sg_inq and sg_readcap -l (which speak sg_io_v4 to a
  * bsg node) report the same vendor, product, revision, block count and
  * block size as bsgcmd's inquiry and readcap.
  */
@@ -69,14 +69,32 @@ FIXTURE(diff) {
 	char ours[4096], theirs[8192];
 };
 
+/* A scsi_debug disk, and the virtio-scsi disk QEMU emulates. */
+FIXTURE_VARIANT(diff) {
+	bool virtio;
+};
+
+FIXTURE_VARIANT_ADD(diff, scsi_debug) {
+	.virtio = false,
+};
+
+FIXTURE_VARIANT_ADD(diff, virtio_scsi) {
+	.virtio = true,
+};
+
 FIXTURE_SETUP(diff)
 {
-	ASSERT_EQ(0, sdebug_disk_add(&self->d));
+	if (variant->virtio) {
+		ASSERT_EQ(0, virtio_disk_find(&self->d));
+	} else {
+		ASSERT_EQ(0, sdebug_disk_add(&self->d));
+	}
 }
 
 FIXTURE_TEARDOWN(diff)
 {
-	EXPECT_EQ(0, sdebug_disk_remove(&self->d));
+	if (!variant->virtio)
+		EXPECT_EQ(0, sdebug_disk_remove(&self->d));
 }
 
 TEST_F(diff, sg_inq_and_bsgcmd_inquiry_agree)
@@ -100,7 +118,7 @@ TEST_F(diff, sg_inq_and_bsgcmd_inquiry_agree)
 		EXPECT_STREQ(a, b);
 		nonempty += a[0] != '\0';
 	}
-	/* both parsed something: scsi_debug fills all three fields */
+	/* both parsed something: both disks fill all three fields */
 	EXPECT_EQ(3, nonempty);
 }
 

@@ -70,52 +70,14 @@ TEST_F(disk, read_capacity_16_gives_the_size)
 	EXPECT_EQ((uint64_t)atoi(mb) * 1024 * 1024 / bsize, last + 1);
 }
 
-/* 8 blocks of a pattern that names its LBA and the test. */
-static void pattern(unsigned char *buf, uint32_t lba, unsigned char salt)
-{
-	int i;
-
-	for (i = 0; i < 8 * 512; i++)
-		buf[i] = (unsigned char)(lba + i / 512 * 7 + i * 13 + salt);
-}
-
 TEST_F(disk, written_through_bsg_reads_back_through_the_block_device)
 {
-	static unsigned char out[8 * 512], in[8 * 512] __attribute__((aligned(4096)));
-	unsigned char cdb[10];
-	int blk;
-
-	pattern(out, 100, 1);
-	cdb_rw10(cdb, 0x2a, 100, 8);
-	ASSERT_EQ(0, sgio(self->fd, cdb, 10, NULL, 0, out, sizeof(out),
-			  self->sense, sizeof(self->sense), &self->io));
-	ASSERT_EQ(GOOD, self->io.device_status);
-	ASSERT_EQ(0, self->io.dout_resid);
-	blk = open(self->d.block, O_RDONLY | O_DIRECT | O_CLOEXEC);
-	ASSERT_LE(0, blk) TH_LOG("%s: %s", self->d.block, strerror(errno));
-	ASSERT_EQ((ssize_t)sizeof(in), pread(blk, in, sizeof(in), 100 * 512));
-	close(blk);
-	EXPECT_EQ(0, memcmp(out, in, sizeof(in)));
+	EXPECT_EQ(0, write_one_read_other(self->fd, self->d.block, 100, 1, 0));
 }
 
 TEST_F(disk, written_through_the_block_device_reads_back_through_bsg)
 {
-	static unsigned char out[8 * 512] __attribute__((aligned(4096)));
-	static unsigned char in[8 * 512];
-	unsigned char cdb[10];
-	int blk;
-
-	pattern(out, 200, 2);
-	blk = open(self->d.block, O_WRONLY | O_DIRECT | O_CLOEXEC);
-	ASSERT_LE(0, blk) TH_LOG("%s: %s", self->d.block, strerror(errno));
-	ASSERT_EQ((ssize_t)sizeof(out), pwrite(blk, out, sizeof(out), 200 * 512));
-	close(blk);
-	cdb_rw10(cdb, 0x28, 200, 8);
-	ASSERT_EQ(0, sgio(self->fd, cdb, 10, in, sizeof(in), NULL, 0,
-			  self->sense, sizeof(self->sense), &self->io));
-	ASSERT_EQ(GOOD, self->io.device_status);
-	ASSERT_EQ(0, self->io.din_resid);
-	EXPECT_EQ(0, memcmp(out, in, sizeof(in)));
+	EXPECT_EQ(0, write_one_read_other(self->fd, self->d.block, 200, 2, 1));
 }
 
 TEST_F(disk, reading_past_the_end_is_lba_out_of_range)
