@@ -28,16 +28,21 @@ for f in "$guest"/bin/*; do
 done
 # Debian's programs the guest runs (rig/guest-packages.txt), with the
 # shared libraries and the loader ldd finds for each, at the same paths.
+# A program replaces a busybox applet of the same path; a library already
+# shipped is kept.  Modes are set, whatever the umask.
 ship() {
-	[ -e ".$1" ] && return 0
-	mkdir -p ".${1%/*}"
-	cp -L "$1" ".$1"
+	[ -e ".$1" ] && [ ! -L ".$1" ] && return 0
+	mkdir -p -m 0755 ".${1%/*}"
+	rm -f ".$1"
+	install -m "$2" "$1" ".$1"
 }
 for prog in $(sed -n 's/^[a-z0-9][a-z0-9.+-]* //p' "$RIG_TOP/rig/guest-packages.txt"); do
 	[ -x "$prog" ] || die "$prog is missing: run 'make deps' (rig/guest-packages.txt)"
-	ship "$prog"
-	for lib in $(ldd "$prog" | sed -n 's/.*=> \(\/[^ ]*\) .*/\1/p; s/^[[:space:]]*\(\/[^ ]*\) .*/\1/p'); do
-		ship "$lib"
+	libs=$(ldd "$prog") || die "ldd $prog failed"
+	case $libs in *"not found"*) die "ldd $prog: a library is missing: $libs" ;; esac
+	ship "$prog" 0755
+	for lib in $(printf '%s\n' "$libs" | sed -n 's/.*=> \(\/[^ ]*\) .*/\1/p; s/^[[:space:]]*\(\/[^ ]*\) .*/\1/p'); do
+		ship "$lib" 0755
 	done
 done
 cp "$out/include/config/kernel.release" etc/rig/kernel.release

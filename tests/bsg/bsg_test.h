@@ -64,7 +64,7 @@ static inline int sdebug_last_host(void)
 	return last;
 }
 
-/* The one entry of a sysfs directory, or -ENOENT. */
+/* The one entry of a sysfs directory: -ENOENT if none, -EEXIST if more. */
 static inline int sysfs_only_entry(const char *dir, char *out, size_t len)
 {
 	DIR *d = opendir(dir);
@@ -76,6 +76,10 @@ static inline int sysfs_only_entry(const char *dir, char *out, size_t len)
 	while ((de = readdir(d))) {
 		if (de->d_name[0] == '.')
 			continue;
+		if (!ret) {
+			ret = -EEXIST;
+			break;
+		}
 		snprintf(out, len, "%s", de->d_name);
 		ret = 0;
 	}
@@ -83,12 +87,16 @@ static inline int sysfs_only_entry(const char *dir, char *out, size_t len)
 	return ret;
 }
 
-/* Add a scsi_debug disk and wait for its bsg and block nodes. 0 or -errno. */
+static inline int sdebug_disk_wait(struct sdebug_disk *disk);
+static inline int sdebug_disk_remove(struct sdebug_disk *disk);
+
+/*
+ * Add a scsi_debug disk and wait for its bsg and block nodes: 0, or
+ * -errno with the host removed again and ptype put back.
+ */
 static inline int sdebug_disk_add(struct sdebug_disk *disk)
 {
-	char path[128], name[256];
-	struct stat st;
-	int before = sdebug_last_host(), i, ret;
+	int before = sdebug_last_host(), ret;
 
 	if (sysfs_read(SDEBUG "ptype", disk->old_ptype, sizeof(disk->old_ptype)) <= 0)
 		return -ENOENT;
@@ -101,26 +109,40 @@ static inline int sdebug_disk_add(struct sdebug_disk *disk)
 		return ret;
 	}
 	disk->host = sdebug_last_host();
-	if (disk->host <= before)
+	if (disk->host <= before) {
+		sysfs_write(SDEBUG "ptype", disk->old_ptype);
 		return -ENODEV;
+	}
+	ret = sdebug_disk_wait(disk);
+	if (ret)
+		sdebug_disk_remove(disk);
+	return ret;
+}
+
+/* Wait for the new disk's bsg node and block node; 0 or -ETIMEDOUT. */
+static inline int sdebug_disk_wait(struct sdebug_disk *disk)
+{
+	char path[128], name[256];
+	struct stat st;
+	int i;
+
 	snprintf(disk->bsg, sizeof(disk->bsg), "/dev/bsg/%d:0:0:0", disk->host);
 	snprintf(path, sizeof(path), "/sys/class/bsg/%d:0:0:0/device/block",
 		 disk->host);
-	for (i = 0; i < 500; i++) {
+	for (i = 0; i < 2000; i++) {
 		if (!stat(disk->bsg, &st) && !sysfs_only_entry(path, name, sizeof(name)))
 			break;
 		usleep(10 * 1000);
 	}
-	if (i == 500)
+	if (i == 2000)
 		return -ETIMEDOUT;
 	snprintf(disk->block, sizeof(disk->block), "/dev/%.32s", name);
 	/*
-	 * sd probes the disk asynchronously, and the node of the last test's
-	 * disk, of the same name, may not be gone yet: wait until the node
-	 * is the new disk's (its dev_t) and opens (ENXIO until it is live).
+	 * sd probes the disk asynchronously: wait until its node carries the
+	 * disk's dev_t and opens (ENXIO until the disk is live).
 	 */
 	snprintf(path, sizeof(path), "/sys/block/%.32s/dev", name);
-	for (i = 0; i < 500; i++) {
+	for (i = 0; i < 2000; i++) {
 		unsigned int maj, min;
 		char dev[32];
 		int fd;
@@ -257,11 +279,23 @@ static inline int write_one_read_other(int fd, const char *block, uint32_t lba,
 	struct sg_io_v4 io;
 	int blk, ret;
 
-	pattern(out, lba, salt);
-	memset(in, 0, sizeof(in));
-	blk = open(block, (block_first ? O_WRONLY : O_RDONLY) | O_DIRECT | O_CLOEXEC);
+	blk = open(block, O_RDWR | O_DIRECT | O_CLOEXEC);
 	if (blk < 0)
 		return -errno;
+	/*
+	 * The blocks must not hold the pattern already (scsi_debug's hosts
+	 * share one store, QEMU's disk lives for the boot, and the -m32
+	 * run repeats the test): a write that never reached them would
+	 * read back right.
+	 */
+	do {
+		pattern(out, lba, salt++);
+		if (pread(blk, in, sizeof(in), lba * 512ull) != sizeof(in)) {
+			close(blk);
+			return -EIO;
+		}
+	} while (!memcmp(out, in, sizeof(in)));
+	memset(in, 0, sizeof(in));
 	if (block_first) {
 		ret = pwrite(blk, out, sizeof(out), lba * 512ull) == sizeof(out) ? 0 : -EIO;
 		cdb_rw10(cdb, 0x28, lba, 8);

@@ -126,6 +126,27 @@ TEST_F(tool, a_check_condition_is_exit_3_with_the_sense_decoded)
 		TH_LOG("%s", self->out);
 }
 
+/* The same, from a device that answers in descriptor format (dsense=1). */
+TEST_F(tool, descriptor_sense_is_decoded_too)
+{
+	char mb[16], lba[32], old[16];
+	int ret;
+
+	ASSERT_LT(0, sysfs_read(SDEBUG "dev_size_mb", mb, sizeof(mb)));
+	ASSERT_LT(0, sysfs_read(SDEBUG "dsense", old, sizeof(old)));
+	snprintf(lba, sizeof(lba), "%d", atoi(mb) * 2048);
+	ASSERT_EQ(0, sysfs_write(SDEBUG "dsense", "1"));
+	ret = run_tool(TOOL_ARGV(self->d.bsg, "read", lba, "1"), self->out,
+		       sizeof(self->out));
+	old[strcspn(old, "\n")] = '\0';
+	ASSERT_EQ(0, sysfs_write(SDEBUG "dsense", old));
+	EXPECT_EQ(3, ret);
+	EXPECT_NE(NULL, strstr(self->out, "sense key: 0x5 ILLEGAL REQUEST\n"));
+	EXPECT_NE(NULL, strstr(self->out,
+			       "asc/ascq: 0x21/0x00 logical block address out of range\n"))
+		TH_LOG("%s", self->out);
+}
+
 TEST_F(tool, bad_nodes_and_command_lines_are_clear_errors)
 {
 	EXPECT_EQ(1, run_tool(TOOL_ARGV("/dev/null", "inquiry"), self->out,
@@ -134,7 +155,7 @@ TEST_F(tool, bad_nodes_and_command_lines_are_clear_errors)
 		     self->out);
 	EXPECT_EQ(1, run_tool(TOOL_ARGV("/dev/bsg/99:0:0:0", "inquiry"), self->out,
 			      sizeof(self->out)));
-	EXPECT_STREQ("bsgcmd: /dev/bsg/99:0:0:0: open: No such file or directory\n",
+	EXPECT_STREQ("bsgcmd: /dev/bsg/99:0:0:0: stat: No such file or directory\n",
 		     self->out);
 	EXPECT_EQ(2, run_tool(TOOL_ARGV(self->d.bsg, "format"), self->out,
 			      sizeof(self->out)));

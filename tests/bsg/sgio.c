@@ -4,8 +4,8 @@
  * /dev/bsg/H:C:T:L of a scsi_debug disk.  INQUIRY and READ CAPACITY(16)
  * report the device; data written through bsg reads back through the
  * block device and the reverse; a CHECK CONDITION carries the right sense;
- * read() and write() on the node, bad headers, bad pointers, an over-long
- * and a bidirectional transfer each give their errno.
+ * read() and write() on the node, bad headers, bad pointers, more segments
+ * than the queue takes and a bidirectional transfer each give their errno.
  */
 #include <sys/mman.h>
 
@@ -15,25 +15,43 @@
 #define GOOD 0
 #define CHECK_CONDITION 2
 
+/* scsi_debug's settings a test may change, put back in teardown. */
+static const char *const knobs[] = {
+	SDEBUG "opts", SDEBUG "dsense",
+	SDEBUG_PARAM "medium_error_start", SDEBUG_PARAM "medium_error_count",
+};
+#define KNOBS ((int)(sizeof(knobs) / sizeof(knobs[0])))
+
 FIXTURE(disk) {
 	struct sdebug_disk d;
 	int fd;
 	unsigned char sense[64];
 	struct sg_io_v4 io;
+	char knob[KNOBS][32];
 };
 
 FIXTURE_SETUP(disk)
 {
-	self->fd = -1;
+	int i;
+
+	for (i = 0; i < KNOBS; i++) {
+		ASSERT_LT(0, sysfs_read(knobs[i], self->knob[i], sizeof(self->knob[i])));
+		self->knob[i][strcspn(self->knob[i], "\n")] = '\0';
+	}
 	ASSERT_EQ(0, sdebug_disk_add(&self->d));
 	self->fd = open(self->d.bsg, O_RDWR | O_CLOEXEC);
+	if (self->fd < 0)
+		sdebug_disk_remove(&self->d);
 	ASSERT_LE(0, self->fd);
 }
 
 FIXTURE_TEARDOWN(disk)
 {
-	if (self->fd >= 0)
-		close(self->fd);
+	int i;
+
+	close(self->fd);
+	for (i = 0; i < KNOBS; i++)
+		sysfs_write(knobs[i], self->knob[i]);
 	EXPECT_EQ(0, sdebug_disk_remove(&self->d));
 }
 
@@ -110,28 +128,39 @@ TEST_F(disk, an_unknown_opcode_is_invalid_command_operation_code)
 TEST_F(disk, an_injected_medium_error_is_a_medium_error)
 {
 	unsigned char cdb[10], buf[512];
-	char opts[16], start[16], count[16];
 
-	ASSERT_LT(0, sysfs_read(SDEBUG "opts", opts, sizeof(opts)));
-	ASSERT_LT(0, sysfs_read(SDEBUG_PARAM "medium_error_start", start, sizeof(start)));
-	ASSERT_LT(0, sysfs_read(SDEBUG_PARAM "medium_error_count", count, sizeof(count)));
 	ASSERT_EQ(0, sysfs_write(SDEBUG_PARAM "medium_error_start", "1000"));
 	ASSERT_EQ(0, sysfs_write(SDEBUG_PARAM "medium_error_count", "10"));
 	ASSERT_EQ(0, sysfs_write(SDEBUG "opts", "2"));
 	cdb_rw10(cdb, 0x28, 1005, 1);
 	ASSERT_EQ(0, sgio(self->fd, cdb, 10, buf, sizeof(buf), NULL, 0,
 			  self->sense, sizeof(self->sense), &self->io));
-	sysfs_write(SDEBUG "opts", opts);
-	sysfs_write(SDEBUG_PARAM "medium_error_start", start);
-	sysfs_write(SDEBUG_PARAM "medium_error_count", count);
 	ASSERT_EQ(CHECK_CONDITION, self->io.device_status);
 	EXPECT_EQ(SENSE(0x3, 0x11, 0x00),
 		  sense_code(self->sense, self->io.response_len));
 	/* with the injection off again, the same read is good */
-	cdb_rw10(cdb, 0x28, 1005, 1);
+	ASSERT_EQ(0, sysfs_write(SDEBUG "opts", self->knob[0]));
 	ASSERT_EQ(0, sgio(self->fd, cdb, 10, buf, sizeof(buf), NULL, 0,
 			  self->sense, sizeof(self->sense), &self->io));
 	EXPECT_EQ(GOOD, self->io.device_status);
+}
+
+/* With dsense=1 the same CHECK CONDITION comes in descriptor format. */
+TEST_F(disk, descriptor_sense_when_the_device_uses_it)
+{
+	unsigned char cdb[10], buf[512];
+	char mb[16];
+
+	ASSERT_EQ(0, sysfs_write(SDEBUG "dsense", "1"));
+	ASSERT_LT(0, sysfs_read(SDEBUG "dev_size_mb", mb, sizeof(mb)));
+	cdb_rw10(cdb, 0x28, atoi(mb) * 2048, 1);
+	ASSERT_EQ(0, sgio(self->fd, cdb, 10, buf, sizeof(buf), NULL, 0,
+			  self->sense, sizeof(self->sense), &self->io));
+	ASSERT_EQ(CHECK_CONDITION, self->io.device_status);
+	ASSERT_LE(8, self->io.response_len);
+	EXPECT_EQ(0x72, self->sense[0] & 0x7f);
+	EXPECT_EQ(SENSE(0x5, 0x21, 0x00),
+		  sense_code(self->sense, self->io.response_len));
 }
 
 TEST_F(disk, read_and_write_on_the_node_are_einval)
@@ -149,7 +178,7 @@ TEST_F(disk, a_bad_guard_protocol_or_subprotocol_is_einval)
 	unsigned char cdb[6] = { 0 };	/* TEST UNIT READY */
 	struct sg_io_v4 io;
 
-	sgio(self->fd, cdb, 6, NULL, 0, NULL, 0, NULL, 0, &io);
+	ASSERT_EQ(0, sgio(self->fd, cdb, 6, NULL, 0, NULL, 0, NULL, 0, &io));
 	ASSERT_EQ(GOOD, io.device_status);
 	io.guard = 'S';
 	EXPECT_EQ(-1, ioctl(self->fd, SG_IO, &io));
@@ -162,9 +191,9 @@ TEST_F(disk, a_bad_guard_protocol_or_subprotocol_is_einval)
 	io.subprotocol = BSG_SUB_PROTOCOL_SCSI_TMF;
 	EXPECT_EQ(-1, ioctl(self->fd, SG_IO, &io));
 	EXPECT_EQ(EINVAL, errno);
-	/* a CDB longer than the command's room */
+	/* a CDB one byte longer than a command's 32 */
 	io.subprotocol = BSG_SUB_PROTOCOL_SCSI_CMD;
-	io.request_len = 4096;
+	io.request_len = 33;
 	EXPECT_EQ(-1, ioctl(self->fd, SG_IO, &io));
 	EXPECT_EQ(EINVAL, errno);
 }
@@ -189,20 +218,37 @@ TEST_F(disk, bad_pointers_are_efault)
 	EXPECT_EQ(EFAULT, errno);
 }
 
-/* More than the queue maps in one request: 64 MiB in one READ(10). */
-TEST_F(disk, an_over_long_transfer_is_einval)
+/*
+ * A buffer of more segments than the queue takes in one request
+ * (scsi_debug's queue merges no pages, so one page is one segment) is
+ * EINVAL; one of exactly max_segments pages is mapped and sent.
+ */
+TEST_F(disk, more_segments_than_the_queue_takes_is_einval)
 {
-	size_t len = 64 << 20;
+	long page = sysconf(_SC_PAGESIZE);
+	char path[96], val[32];
 	unsigned char cdb[10];
+	size_t len;
 	void *buf;
+	int segs;
 
+	snprintf(path, sizeof(path), "/sys/block/%s/queue/max_segments",
+		 self->d.block + 5);
+	ASSERT_LT(0, sysfs_read(path, val, sizeof(val)));
+	segs = atoi(val);
+	ASSERT_LT(0, segs);
+	len = (size_t)(segs + 1) * page;
 	buf = mmap(NULL, len, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	ASSERT_NE(MAP_FAILED, buf);
-	cdb_rw10(cdb, 0x28, 0, len / 512 > 0xffff ? 0xffff : len / 512);
+	cdb_rw10(cdb, 0x28, 0, len / 512);
 	EXPECT_EQ(-EINVAL, sgio(self->fd, cdb, 10, buf, len, NULL, 0,
 				NULL, 0, &self->io));
-	munmap(buf, len);
+	len -= page;
+	cdb_rw10(cdb, 0x28, 0, len / 512);
+	EXPECT_EQ(0, sgio(self->fd, cdb, 10, buf, len, NULL, 0, NULL, 0,
+			  &self->io));
+	munmap(buf, len + page);
 }
 
 TEST_F(disk, a_bidirectional_request_is_eopnotsupp)

@@ -60,25 +60,46 @@ static void __attribute__((noreturn)) bad_usage(const char *msg)
 	exit(EXIT_USAGE);
 }
 
-/* A bsg node: a character device of the "bsg" class. */
-static int open_bsg(const char *path, int flags)
+/*
+ * Whether st is a bsg node: a character device of the "bsg" class.  Asked
+ * before the open, since opening some devices does something (a watchdog
+ * arms, a tape rewinds), and again of the file opened.
+ */
+static int is_bsg(const struct stat *st)
 {
 	char link[64], target[PATH_MAX];
-	struct stat st;
 	ssize_t n;
+
+	if (!S_ISCHR(st->st_mode))
+		return 0;
+	snprintf(link, sizeof(link), "/sys/dev/char/%u:%u/subsystem",
+		 major(st->st_rdev), minor(st->st_rdev));
+	n = readlink(link, target, sizeof(target) - 1);
+	if (n < 0)
+		return 0;
+	target[n] = '\0';
+	return !strcmp(basename(target), "bsg");
+}
+
+static int open_bsg(const char *path, int flags)
+{
+	struct stat st, fst;
 	int fd;
 
-	fd = open(path, flags | O_CLOEXEC);
-	if (fd < 0)
-		fail("open", errno);
-	if (fstat(fd, &st))
-		fail("fstat", errno);
-	snprintf(link, sizeof(link), "/sys/dev/char/%u:%u/subsystem",
-		 major(st.st_rdev), minor(st.st_rdev));
-	n = S_ISCHR(st.st_mode) ? readlink(link, target, sizeof(target) - 1) : -1;
-	if (n < 0 || (target[n] = '\0', strcmp(basename(target), "bsg"))) {
+	if (stat(path, &st))
+		fail("stat", errno);
+	if (!is_bsg(&st)) {
 		fprintf(stderr, "%s: %s: not a bsg node (want /dev/bsg/H:C:T:L)\n",
 			prog, path);
+		exit(EXIT_ERR);
+	}
+	fd = open(path, flags | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		fail("open", errno);
+	if (fstat(fd, &fst))
+		fail("fstat", errno);
+	if (fst.st_rdev != st.st_rdev || !S_ISCHR(fst.st_mode)) {
+		fprintf(stderr, "%s: %s: changed while it was opened\n", prog, path);
 		exit(EXIT_ERR);
 	}
 	return fd;
@@ -347,13 +368,22 @@ static int transfer(int fd, int write, const char *lba_s, const char *count_s,
 		fail("buffer", ENOMEM);
 	rw10(&c, write ? 0x2a : 0x28, lba, count);
 	if (write) {
+		size_t got = 0;
+		ssize_t r = 0;
+
 		in = open(file, O_RDONLY | O_CLOEXEC);
-		if (in < 0 || read(in, buf, len) != (ssize_t)len) {
-			fprintf(stderr, "%s: %s: cannot read %zu bytes: %s\n", prog,
-				file, len, in < 0 || errno ? strerror(errno) : "file too short");
+		if (in < 0)
+			fail(file, errno);
+		while (got < len && (r = read(in, buf + got, len - got)) > 0)
+			got += r;
+		if (r < 0)
+			fail(file, errno);
+		close(in);
+		if (got < len) {
+			fprintf(stderr, "%s: %s: %zu bytes, %zu wanted (%u blocks of %u)\n",
+				prog, file, got, len, count, bsize);
 			return EXIT_ERR;
 		}
-		close(in);
 		c.dout = buf;
 		c.dout_len = len;
 	} else {
