@@ -44,10 +44,6 @@ loglevel=7
 # make run shows a person warnings and errors, not the whole boot log.
 [ "$mode" = run ] && loglevel=5
 append="console=ttyS0 loglevel=$loglevel panic=-1 rig.mode=$mode rig.variant=$variant rig.shell=$shell"
-# The built-in scsi_debug makes no host at boot: while one exists, the
-# debug kernel's kmemleak check missed make rig-selftest's leak.  A test
-# that needs one adds it through /sys/bus/pseudo/drivers/scsi_debug/add_host.
-append="$append scsi_debug.add_host=0"
 [ -n "$groups" ] && append="$append rig.groups=$(echo "$groups" | tr ' ' ,)"
 # The groups' own kernel parameters (group.conf cmdline=), then the caller's.
 for g in $groups; do

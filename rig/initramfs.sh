@@ -68,6 +68,17 @@ for dir in "$@"; do
 		cp "$RIG_BUILD/mod-$variant/$g"/*.ko "modules/$g/"
 	fi
 done
+# The kernel's own modules (the fragments' =m options, scsi_debug), in
+# /modules/kernel/NAME.ko: the tests load them with the parameters they
+# need (tests/lib/kmod.h).  Not the Debian-configured kernel's thousands:
+# it boots the smoke group only, which loads none.
+mkdir -p modules/kernel
+if [ "$variant" != debian ]; then
+	find "$out" -name '*.ko' -exec install -m 0644 {} modules/kernel/ \;
+	for ko in modules/kernel/*.ko; do
+		[ -e "$ko" ] && strip --strip-debug "$ko"
+	done
+fi
 # The console device must exist before devtmpfs is mounted, for /init's output.
 mknod -m 0600 dev/console c 5 1 2>/dev/null || true
 find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet >"$RIG_BUILD/initramfs-$variant.cpio"

@@ -3,12 +3,10 @@
  * Helpers for the bsg tests: a scsi_debug disk of its own for each test,
  * its bsg node and its block device, and one SG_IO call.
  *
- * scsi_debug is built in (the freezer group's CD-ROM needs it at boot), so
- * a test makes a disk by writing ptype 0 and add_host 1 in its driver
- * directory, and removes it with add_host -1.  INQUIRY reports the
- * driver's ptype at the time of the command, so ptype stays 0 while the
- * disk exists; the freezer group's scsi_debug.ptype=5 comes back with the
- * removal.
+ * scsi_debug is a module: a test loads it with the parameters it needs
+ * (dev_size_mb, sector_size, max_queue, delay...), which makes one host
+ * with one disk, and unloads it when done, so that no setting outlives
+ * the test.
  */
 #ifndef TESTS_BSG_TEST_H
 #define TESTS_BSG_TEST_H
@@ -28,6 +26,7 @@
 #include <linux/bsg.h>
 #include <scsi/sg.h>
 
+#include "kmod.h"
 #include "sysfs_file.h"
 
 #define SDEBUG "/sys/bus/pseudo/drivers/scsi_debug/"
@@ -36,7 +35,6 @@
 
 struct sdebug_disk {
 	int host;
-	char old_ptype[16];	/* put back at removal */
 	char bsg[64];		/* /dev/bsg/H:0:0:0 */
 	char block[64];		/* /dev/sdX */
 };
@@ -88,35 +86,38 @@ static inline int sysfs_only_entry(const char *dir, char *out, size_t len)
 }
 
 static inline int sdebug_disk_wait(struct sdebug_disk *disk);
-static inline int sdebug_disk_remove(struct sdebug_disk *disk);
 
 /*
- * Add a scsi_debug disk and wait for its bsg and block nodes: 0, or
- * -errno with the host removed again and ptype put back.
+ * Load scsi_debug with "dev_size_mb=8" and @params (which may override
+ * it), and wait for its disk's bsg and block nodes: 0, or -errno with the
+ * module unloaded again.
  */
+static inline int sdebug_disk_add_with(struct sdebug_disk *disk,
+				       const char *params)
+{
+	char all[256];
+	int ret;
+
+	snprintf(all, sizeof(all), "dev_size_mb=8 %s", params);
+	/*
+	 * A test that failed may have left its disk behind (the harness
+	 * does not always tear down after a failed assertion): take it
+	 * away, so that one failure does not fail every later test.
+	 */
+	if (load_module(RIG_KERNEL_MODULE("scsi_debug"), all) &&
+	    (errno != EEXIST || unload_module_wait("scsi_debug", 10000) ||
+	     load_module(RIG_KERNEL_MODULE("scsi_debug"), all)))
+		return -errno;
+	disk->host = sdebug_last_host();
+	ret = disk->host < 0 ? -ENODEV : sdebug_disk_wait(disk);
+	if (ret)
+		unload_module_wait("scsi_debug", 10000);
+	return ret;
+}
+
 static inline int sdebug_disk_add(struct sdebug_disk *disk)
 {
-	int before = sdebug_last_host(), ret;
-
-	if (sysfs_read(SDEBUG "ptype", disk->old_ptype, sizeof(disk->old_ptype)) <= 0)
-		return -ENOENT;
-	disk->old_ptype[strcspn(disk->old_ptype, "\n")] = '\0';
-	ret = sysfs_write(SDEBUG "ptype", "0");
-	if (!ret)
-		ret = sysfs_write(SDEBUG "add_host", "1");
-	if (ret) {
-		sysfs_write(SDEBUG "ptype", disk->old_ptype);
-		return ret;
-	}
-	disk->host = sdebug_last_host();
-	if (disk->host <= before) {
-		sysfs_write(SDEBUG "ptype", disk->old_ptype);
-		return -ENODEV;
-	}
-	ret = sdebug_disk_wait(disk);
-	if (ret)
-		sdebug_disk_remove(disk);
-	return ret;
+	return sdebug_disk_add_with(disk, "");
 }
 
 /* Wait for the new disk's bsg node and block node; 0 or -ETIMEDOUT. */
@@ -195,16 +196,10 @@ static inline int virtio_disk_find(struct sdebug_disk *disk)
 	return ret;
 }
 
-/* Remove the last scsi_debug host added, which must be this disk's. */
+/* Unload scsi_debug, with its disk: 0 or -errno. */
 static inline int sdebug_disk_remove(struct sdebug_disk *disk)
 {
-	int ret = -EBUSY;
-
-	if (sdebug_last_host() == disk->host)
-		ret = sysfs_write(SDEBUG "add_host", "-1");
-	if (disk->old_ptype[0])
-		sysfs_write(SDEBUG "ptype", disk->old_ptype);
-	return ret;
+	return unload_module_wait("scsi_debug", 10000);
 }
 
 /* One SG_IO with a SCSI command; 0 (whatever the SCSI status) or -errno. */
@@ -264,19 +259,59 @@ static inline void pattern(unsigned char *buf, uint32_t lba, unsigned char salt)
 		buf[i] = (unsigned char)(lba + i / 512 * 7 + i * 13 + salt);
 }
 
+/* How a command ended, through whichever interface sent it. */
+struct scsi_outcome {
+	unsigned int status;		/* the SCSI status byte */
+	unsigned int host;		/* the host byte */
+	unsigned int resid;		/* bytes not transferred */
+	unsigned int sense_len;		/* sense bytes written */
+};
+
 /*
- * WRITE(10) 8 blocks at lba through the bsg node fd, read them back
- * through the block device with O_DIRECT: 0 if they are the same, 1 if
- * not, 2 if the command's status was not GOOD, or -errno.  With
+ * An interface that sends one SCSI command on the bsg node fd: 0 with
+ * @out filled, or -errno.  sgio_send() is SG_IO's; the io_uring tests
+ * have theirs.
+ */
+typedef int (*scsi_send_t)(void *ctx, int fd, const void *cdb,
+			   unsigned int cdb_len, void *din, unsigned int din_len,
+			   const void *dout, unsigned int dout_len,
+			   unsigned char *sense, unsigned int sense_len,
+			   struct scsi_outcome *out);
+
+static inline int sgio_send(void *ctx, int fd, const void *cdb,
+			    unsigned int cdb_len, void *din,
+			    unsigned int din_len, const void *dout,
+			    unsigned int dout_len, unsigned char *sense,
+			    unsigned int sense_len, struct scsi_outcome *out)
+{
+	struct sg_io_v4 io;
+	int ret = sgio(fd, cdb, cdb_len, din, din_len, dout, dout_len, sense,
+		       sense_len, &io);
+
+	if (ret)
+		return ret;
+	out->status = io.device_status;
+	out->host = io.transport_status;
+	out->resid = din_len ? io.din_resid : io.dout_resid;
+	out->sense_len = io.response_len;
+	return 0;
+}
+
+/*
+ * WRITE(10) 8 blocks at lba through the bsg node fd with @send, read them
+ * back through the block device with O_DIRECT: 0 if they are the same, 1
+ * if not, 2 if the command's status was not GOOD, or -errno.  With
  * @block_first, the other way round.
  */
-static inline int write_one_read_other(int fd, const char *block, uint32_t lba,
-				       unsigned char salt, int block_first)
+static inline int write_one_read_other_with(scsi_send_t send, void *ctx,
+					    int fd, const char *block,
+					    uint32_t lba, unsigned char salt,
+					    int block_first)
 {
 	static unsigned char out[8 * 512] __attribute__((aligned(4096)));
 	static unsigned char in[8 * 512] __attribute__((aligned(4096)));
 	unsigned char cdb[10], sense[32];
-	struct sg_io_v4 io;
+	struct scsi_outcome res = { 0 };
 	int blk, ret;
 
 	blk = open(block, O_RDWR | O_DIRECT | O_CLOEXEC);
@@ -300,21 +335,28 @@ static inline int write_one_read_other(int fd, const char *block, uint32_t lba,
 		ret = pwrite(blk, out, sizeof(out), lba * 512ull) == sizeof(out) ? 0 : -EIO;
 		cdb_rw10(cdb, 0x28, lba, 8);
 		if (!ret)
-			ret = sgio(fd, cdb, 10, in, sizeof(in), NULL, 0, sense,
-				   sizeof(sense), &io);
+			ret = send(ctx, fd, cdb, 10, in, sizeof(in), NULL, 0,
+				   sense, sizeof(sense), &res);
 	} else {
 		cdb_rw10(cdb, 0x2a, lba, 8);
-		ret = sgio(fd, cdb, 10, NULL, 0, out, sizeof(out), sense,
-			   sizeof(sense), &io);
-		if (!ret && !io.device_status)
+		ret = send(ctx, fd, cdb, 10, NULL, 0, out, sizeof(out), sense,
+			   sizeof(sense), &res);
+		if (!ret && !res.status)
 			ret = pread(blk, in, sizeof(in), lba * 512ull) == sizeof(in) ? 0 : -EIO;
 	}
 	close(blk);
 	if (ret)
 		return ret;
-	if (io.device_status || io.din_resid || io.dout_resid)
+	if (res.status || res.host || res.resid)
 		return 2;
 	return memcmp(out, in, sizeof(in)) ? 1 : 0;
+}
+
+static inline int write_one_read_other(int fd, const char *block, uint32_t lba,
+				       unsigned char salt, int block_first)
+{
+	return write_one_read_other_with(sgio_send, NULL, fd, block, lba,
+					 salt, block_first);
 }
 
 #endif /* TESTS_BSG_TEST_H */

@@ -15,29 +15,15 @@
 #define GOOD 0
 #define CHECK_CONDITION 2
 
-/* scsi_debug's settings a test may change, put back in teardown. */
-static const char *const knobs[] = {
-	SDEBUG "opts", SDEBUG "dsense",
-	SDEBUG_PARAM "medium_error_start", SDEBUG_PARAM "medium_error_count",
-};
-#define KNOBS ((int)(sizeof(knobs) / sizeof(knobs[0])))
-
 FIXTURE(disk) {
 	struct sdebug_disk d;
 	int fd;
 	unsigned char sense[64];
 	struct sg_io_v4 io;
-	char knob[KNOBS][32];
 };
 
 FIXTURE_SETUP(disk)
 {
-	int i;
-
-	for (i = 0; i < KNOBS; i++) {
-		ASSERT_LT(0, sysfs_read(knobs[i], self->knob[i], sizeof(self->knob[i])));
-		self->knob[i][strcspn(self->knob[i], "\n")] = '\0';
-	}
 	ASSERT_EQ(0, sdebug_disk_add(&self->d));
 	self->fd = open(self->d.bsg, O_RDWR | O_CLOEXEC);
 	if (self->fd < 0)
@@ -47,11 +33,7 @@ FIXTURE_SETUP(disk)
 
 FIXTURE_TEARDOWN(disk)
 {
-	int i;
-
 	close(self->fd);
-	for (i = 0; i < KNOBS; i++)
-		sysfs_write(knobs[i], self->knob[i]);
 	EXPECT_EQ(0, sdebug_disk_remove(&self->d));
 }
 
@@ -139,7 +121,7 @@ TEST_F(disk, an_injected_medium_error_is_a_medium_error)
 	EXPECT_EQ(SENSE(0x3, 0x11, 0x00),
 		  sense_code(self->sense, self->io.response_len));
 	/* with the injection off again, the same read is good */
-	ASSERT_EQ(0, sysfs_write(SDEBUG "opts", self->knob[0]));
+	ASSERT_EQ(0, sysfs_write(SDEBUG "opts", "0"));
 	ASSERT_EQ(0, sgio(self->fd, cdb, 10, buf, sizeof(buf), NULL, 0,
 			  self->sense, sizeof(self->sense), &self->io));
 	EXPECT_EQ(GOOD, self->io.device_status);
@@ -196,6 +178,13 @@ TEST_F(disk, a_bad_guard_protocol_or_subprotocol_is_einval)
 	io.request_len = 33;
 	EXPECT_EQ(-1, ioctl(self->fd, SG_IO, &io));
 	EXPECT_EQ(EINVAL, errno);
+	/*
+	 * 65536 + 6 is a 6-byte CDB in the kernel's 16-bit cmd_len: it must
+	 * be refused, not run as TEST UNIT READY (patch 0015).
+	 */
+	io.request_len = 65536 + 6;
+	EXPECT_EQ(-1, ioctl(self->fd, SG_IO, &io));
+	EXPECT_EQ(EINVAL, errno);
 }
 
 TEST_F(disk, bad_pointers_are_efault)
@@ -216,6 +205,28 @@ TEST_F(disk, bad_pointers_are_efault)
 	/* and the header itself */
 	EXPECT_EQ(-1, ioctl(self->fd, SG_IO, bad));
 	EXPECT_EQ(EFAULT, errno);
+}
+
+/*
+ * 64 KiB (more pages than the kernel pins from a stack array) at an
+ * address with nothing mapped: EFAULT, and on the debug kernel no
+ * kmemleak report of the page array (patch 0016).
+ */
+TEST_F(disk, a_large_unmapped_buffer_is_efault_and_leaks_nothing)
+{
+	size_t len = 64 * 1024;
+	unsigned char cdb[10];
+	void *hole;
+
+	hole = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, hole);
+	ASSERT_EQ(0, munmap(hole, len));
+	cdb_rw10(cdb, 0x28, 0, len / 512);
+	for (int i = 0; i < 8; i++) {
+		EXPECT_EQ(-EFAULT, sgio(self->fd, cdb, 10, hole, len, NULL, 0,
+					NULL, 0, &self->io));
+	}
 }
 
 /*
@@ -258,6 +269,78 @@ TEST_F(disk, a_bidirectional_request_is_eopnotsupp)
 	cdb_rw10(cdb, 0x28, 0, 1);
 	EXPECT_EQ(-EOPNOTSUPP, sgio(self->fd, cdb, 10, in, sizeof(in), out,
 				    sizeof(out), NULL, 0, &self->io));
+}
+
+/*
+ * scsi_debug loaded with sector_size=4096: READ CAPACITY(16) gives the
+ * block size and count, and a READ(10) of one block through bsg is the
+ * block device's first 4096 bytes at that LBA.
+ */
+TEST(a_4096_byte_sector_disk)
+{
+	static unsigned char viabsg[4096], viablk[4096] __attribute__((aligned(4096)));
+	unsigned char cdb16[16] = { 0x9e, 0x10, [13] = 32 }, cap[32], cdb[10];
+	struct sdebug_disk d;
+	struct sg_io_v4 io;
+	int fd, blk;
+
+	ASSERT_EQ(0, sdebug_disk_add_with(&d, "sector_size=4096"));
+	fd = open(d.bsg, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, sgio(fd, cdb16, 16, cap, sizeof(cap), NULL, 0, NULL, 0, &io));
+	ASSERT_EQ(GOOD, io.device_status);
+	EXPECT_EQ(4096, cap[8] << 24 | cap[9] << 16 | cap[10] << 8 | cap[11]);
+	EXPECT_EQ(8 * 1024 * 1024 / 4096 - 1, cap[6] << 8 | cap[7]);
+
+	blk = open(d.block, O_RDWR | O_DIRECT | O_CLOEXEC);
+	ASSERT_LE(0, blk);
+	memset(viablk, 0x5a, sizeof(viablk));
+	ASSERT_EQ(sizeof(viablk), pwrite(blk, viablk, sizeof(viablk), 7 * 4096));
+	close(blk);
+	cdb_rw10(cdb, 0x28, 7, 1);
+	ASSERT_EQ(0, sgio(fd, cdb, 10, viabsg, sizeof(viabsg), NULL, 0, NULL, 0, &io));
+	ASSERT_EQ(GOOD, io.device_status);
+	EXPECT_EQ(0, io.din_resid);
+	EXPECT_EQ(0, memcmp(viabsg, viablk, sizeof(viabsg)));
+	close(fd);
+	EXPECT_EQ(0, sdebug_disk_remove(&d));
+}
+
+/*
+ * Two targets (num_tgts=2), each with its own bsg node; one deleted while
+ * its node is open: SG_IO on that node then fails with ENODEV at once,
+ * and the other target still answers.
+ */
+TEST(a_device_deleted_while_its_node_is_open)
+{
+	unsigned char tur[6] = { 0 };
+	char second[64], path[128];
+	struct sdebug_disk d;
+	struct sg_io_v4 io;
+	struct stat st;
+	int fd0, fd1, i;
+
+	ASSERT_EQ(0, sdebug_disk_add_with(&d, "num_tgts=2"));
+	snprintf(second, sizeof(second), "/dev/bsg/%d:0:1:0", d.host);
+	for (i = 0; i < 500 && stat(second, &st); i++)
+		usleep(10 * 1000);
+	fd0 = open(d.bsg, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd0);
+	fd1 = open(second, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd1) TH_LOG("%s: %s", second, strerror(errno));
+	ASSERT_EQ(0, sgio(fd1, tur, 6, NULL, 0, NULL, 0, NULL, 0, &io));
+	ASSERT_EQ(GOOD, io.device_status);
+
+	snprintf(path, sizeof(path), "/sys/class/scsi_device/%d:0:1:0/device/delete",
+		 d.host);
+	ASSERT_EQ(0, sysfs_write(path, "1"));
+	EXPECT_EQ(-1, stat(second, &st));
+	EXPECT_EQ(-ENODEV, sgio(fd1, tur, 6, NULL, 0, NULL, 0, NULL, 0, &io));
+	ASSERT_EQ(0, sgio(fd0, tur, 6, NULL, 0, NULL, 0, NULL, 0, &io));
+	EXPECT_EQ(GOOD, io.device_status);
+	close(fd1);
+	close(fd0);
+	EXPECT_EQ(0, sdebug_disk_remove(&d));
 }
 
 TEST_HARNESS_MAIN

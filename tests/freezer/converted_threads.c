@@ -4,10 +4,9 @@
  * test kernel and are frozen in a held freeze: oom_reaper, khugepaged (THP
  * in madvise mode, which the kernel turns off by default on a guest with
  * less than 512 MiB, so the fixture turns it on), ksmd, and pktcdvd's kcdrwd, for a packet device set up
- * on a scsi_debug CD-ROM: the group's cmdline makes scsi_debug's disks
- * ptype 5, which the sr driver takes as /dev/sr0, and the fixture adds the
- * host for the test only (the rig boots with none).  kthreadd, which is
- * never frozen, is the control.
+ * on a scsi_debug CD-ROM: the fixture loads scsi_debug with ptype=5, a
+ * disk the sr driver takes as /dev/sr0, for the test only.  kthreadd,
+ * which is never frozen, is the control.
  */
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -16,7 +15,6 @@
 #include "freezer_test.h"
 
 #define PKT_CLASS "/sys/class/pktcdvd/"
-#define SDEBUG_ADD_HOST "/sys/bus/pseudo/drivers/scsi_debug/add_host"
 #define THP_ENABLED "/sys/kernel/mm/transparent_hugepage/enabled"
 
 FIXTURE(converted) {
@@ -62,11 +60,13 @@ FIXTURE_SETUP(converted)
 	ASSERT_EQ(0, thp_mode(self->thp, sizeof(self->thp)));
 	ASSERT_EQ(0, sysfs_write(THP_ENABLED, "madvise"));
 
-	ASSERT_EQ(0, sysfs_write(SDEBUG_ADD_HOST, "1"));
+	ASSERT_EQ(0, load_module(RIG_KERNEL_MODULE("scsi_debug"),
+				 "ptype=5 dev_size_mb=2"))
+		TH_LOG("cannot load scsi_debug: %s", strerror(errno));
 	for (int i = 0; i < 500 && stat("/sys/block/sr0/dev", &st); i++)
 		usleep(10 * 1000);
 	ASSERT_EQ(0, stat("/sys/block/sr0", &st))
-		TH_LOG("no /sys/block/sr0: is scsi_debug.ptype=5 on the cmdline?");
+		TH_LOG("no /sys/block/sr0 after loading scsi_debug ptype=5");
 	ASSERT_LT(0, sysfs_read("/sys/block/sr0/dev", dev, sizeof(dev)));
 	dev[strcspn(dev, "\n")] = '\0';
 	if (pkt_lookup(self->pkt_dev, sizeof(self->pkt_dev)))
@@ -80,7 +80,7 @@ FIXTURE_TEARDOWN(converted)
 {
 	EXPECT_EQ(0, probe_unload());
 	EXPECT_EQ(0, sysfs_write(PKT_CLASS "remove", self->pkt_dev));
-	EXPECT_EQ(0, sysfs_write(SDEBUG_ADD_HOST, "-1"));
+	EXPECT_EQ(0, unload_module_wait("scsi_debug", 10000));
 	EXPECT_EQ(0, sysfs_write(THP_ENABLED, self->thp));
 }
 

@@ -25,3 +25,15 @@ int unload_module(const char *name)
 {
 	return syscall(SYS_delete_module, name, O_NONBLOCK) ? -1 : 0;
 }
+
+int unload_module_wait(const char *name, int ms)
+{
+	for (;;) {
+		if (!unload_module(name))
+			return 0;
+		if ((errno != EWOULDBLOCK && errno != EBUSY) || ms <= 0)
+			return -errno;
+		usleep(10 * 1000);
+		ms -= 10;
+	}
+}
