@@ -120,6 +120,31 @@ static inline int sdebug_disk_add(struct sdebug_disk *disk)
 	return sdebug_disk_add_with(disk, "");
 }
 
+static inline int sdebug_disk_remove(struct sdebug_disk *disk);
+
+/*
+ * As sdebug_disk_add_with(), then make every command take @jiffies (and,
+ * with @opts, set scsi_debug's opts): only once the disk is up, or sd's
+ * own commands at probe time would take as long.
+ */
+static inline int sdebug_disk_add_slow(struct sdebug_disk *disk,
+				       const char *params, int jiffies,
+				       const char *opts)
+{
+	char val[16];
+	int ret = sdebug_disk_add_with(disk, params);
+
+	if (ret)
+		return ret;
+	snprintf(val, sizeof(val), "%d", jiffies);
+	ret = sysfs_write(SDEBUG "delay", val);
+	if (!ret && opts)
+		ret = sysfs_write(SDEBUG "opts", opts);
+	if (ret)
+		sdebug_disk_remove(disk);
+	return ret;
+}
+
 /* Wait for the new disk's bsg node and block node; 0 or -ETIMEDOUT. */
 static inline int sdebug_disk_wait(struct sdebug_disk *disk)
 {
@@ -196,9 +221,15 @@ static inline int virtio_disk_find(struct sdebug_disk *disk)
 	return ret;
 }
 
-/* Unload scsi_debug, with its disk: 0 or -errno. */
+/*
+ * Unload scsi_debug, with its disk: 0 or -errno.  Commands answer at once
+ * again first, so that sd's last ones (SYNCHRONIZE CACHE) do not wait for
+ * a delay a test set.
+ */
 static inline int sdebug_disk_remove(struct sdebug_disk *disk)
 {
+	sysfs_write(SDEBUG "opts", "0");
+	sysfs_write(SDEBUG "delay", "0");
 	return unload_module_wait("scsi_debug", 10000);
 }
 

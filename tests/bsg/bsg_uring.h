@@ -245,7 +245,10 @@ static inline int bsg_uring_one(struct uring *r, int fd, const void *cdb,
 		return ret;
 	if (ret != 1)
 		return -EIO;
-	return uring_wait(r, cqe, 30000);
+	ret = uring_wait(r, cqe, 30000);
+	if (!ret && cqe->user_data != 1)
+		return -EPROTO;
+	return ret;
 }
 
 #endif /* TESTS_BSG_URING_H */
