@@ -167,6 +167,32 @@ TEST_F(ring, an_injected_medium_error_is_a_medium_error)
 }
 
 /*
+ * A short transfer (scsi_debug's every_nth=1 with opts SHORT_TRANSFER
+ * moves half of every READ): big_cqe[0]'s residual is SG_IO's din_resid.
+ */
+TEST_F(ring, a_short_transfer_reports_its_residual)
+{
+	static unsigned char buf[8 * 512];
+	unsigned char cdb[10];
+	struct sg_io_v4 io;
+
+	ASSERT_EQ(0, sysfs_write(SDEBUG "every_nth", "1"));
+	ASSERT_EQ(0, sysfs_write(SDEBUG "opts", "0x100"));
+	cdb_rw10(cdb, 0x28, 700, 8);
+	ASSERT_EQ(0, sgio(self->fd, cdb, 10, buf, sizeof(buf), NULL, 0, NULL,
+			  0, &io));
+	EXPECT_EQ(GOOD, io.device_status);
+	EXPECT_EQ(4 * 512, io.din_resid);
+	ASSERT_EQ(0, ONE(cdb, 10, buf, sizeof(buf), NULL, 0, NULL, 0));
+	ASSERT_EQ(0, self->cqe.res);
+	EXPECT_EQ(GOOD, bsg_scsi_res2_device_status(self->cqe.res2));
+	EXPECT_EQ((unsigned int)io.din_resid,
+		  bsg_scsi_res2_resid_len(self->cqe.res2));
+	ASSERT_EQ(0, sysfs_write(SDEBUG "opts", "0"));
+	ASSERT_EQ(0, sysfs_write(SDEBUG "every_nth", "0"));
+}
+
+/*
  * The sense data stops at max_response_len (mainline's handler wrote up
  * to 96 bytes whatever it said); with no response buffer the status and
  * DRIVER_SENSE still come, with a sense length of 0.
