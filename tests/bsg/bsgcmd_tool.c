@@ -119,7 +119,7 @@ TEST_F(tool, a_check_condition_is_exit_3_with_the_sense_decoded)
 	snprintf(lba, sizeof(lba), "%d", atoi(mb) * 2048);
 	EXPECT_EQ(3, run_tool(TOOL_ARGV(self->d.bsg, "read", lba, "1"),
 			      self->out, sizeof(self->out)));
-	EXPECT_NE(NULL, strstr(self->out, "status: device 0x2,"));
+	EXPECT_NE(NULL, strstr(self->out, "status: device 0x2 CHECK CONDITION,"));
 	EXPECT_NE(NULL, strstr(self->out, "sense key: 0x5 ILLEGAL REQUEST\n"));
 	EXPECT_NE(NULL, strstr(self->out,
 			       "asc/ascq: 0x21/0x00 logical block address out of range\n"))

@@ -146,13 +146,13 @@ static const char *asc_name(unsigned char asc, unsigned char ascq)
 	return "(not in bsgcmd's table)";
 }
 
-/* Fixed (0x70, 0x71) or descriptor (0x72, 0x73) format sense data. */
+/* Fixed (0x70, 0x71) or descriptor (0x72, 0x73) format sense data, on stderr. */
 static void print_sense(const unsigned char *s, unsigned int len)
 {
 	unsigned int key, asc, ascq, i;
 
 	if (len < 8) {
-		printf("sense: %u bytes, too short to decode\n", len);
+		fprintf(stderr, "sense: %u bytes, too short to decode\n", len);
 		return;
 	}
 	switch (s[0] & 0x7f) {
@@ -169,14 +169,30 @@ static void print_sense(const unsigned char *s, unsigned int len)
 		ascq = s[3];
 		break;
 	default:
-		printf("sense: response code %#x, not decoded:", s[0]);
+		fprintf(stderr, "sense: response code %#x, not decoded:", s[0]);
 		for (i = 0; i < len; i++)
-			printf(" %02x", s[i]);
-		printf("\n");
+			fprintf(stderr, " %02x", s[i]);
+		fprintf(stderr, "\n");
 		return;
 	}
-	printf("sense key: 0x%x %s\n", key, sense_keys[key]);
-	printf("asc/ascq: 0x%02x/0x%02x %s\n", asc, ascq, asc_name(asc, ascq));
+	fprintf(stderr, "sense key: 0x%x %s\n", key, sense_keys[key]);
+	fprintf(stderr, "asc/ascq: 0x%02x/0x%02x %s\n", asc, ascq, asc_name(asc, ascq));
+}
+
+/* The SAM status codes' names. */
+static const char *status_name(unsigned int status)
+{
+	switch (status) {
+	case 0x00: return "GOOD";
+	case 0x02: return "CHECK CONDITION";
+	case 0x04: return "CONDITION MET";
+	case 0x08: return "BUSY";
+	case 0x18: return "RESERVATION CONFLICT";
+	case 0x28: return "TASK SET FULL";
+	case 0x30: return "ACA ACTIVE";
+	case 0x40: return "TASK ABORTED";
+	default: return "(unknown status)";
+	}
 }
 
 struct cmd {
@@ -216,8 +232,9 @@ static int run(int fd, struct cmd *c)
 	}
 	if (!io->device_status && !io->transport_status && !io->driver_status)
 		return 0;
-	printf("status: device 0x%x, transport 0x%x, driver 0x%x\n",
-	       io->device_status, io->transport_status, io->driver_status);
+	fprintf(stderr, "status: device 0x%x %s, transport 0x%x, driver 0x%x\n",
+		io->device_status, status_name(io->device_status),
+		io->transport_status, io->driver_status);
 	if (io->response_len)
 		print_sense(c->sense, io->response_len);
 	return EXIT_CHECK;
@@ -349,7 +366,8 @@ static int transfer(int fd, int write, const char *lba_s, const char *count_s,
 	struct cmd c = { 0 };
 	uint64_t blocks;
 	uint32_t bsize;
-	size_t len, i;
+	uint64_t len;
+	size_t i;
 	unsigned char *buf;
 	int ret, in;
 
@@ -357,7 +375,8 @@ static int transfer(int fd, int write, const char *lba_s, const char *count_s,
 	ret = capacity(fd, &blocks, &bsize);
 	if (ret)
 		return ret;
-	len = (size_t)count * bsize;
+	/* 64-bit: a 32-bit size_t would wrap for a large block size */
+	len = (uint64_t)count * bsize;
 	if (!len || len > XFER_MAX) {
 		fprintf(stderr, "%s: %s: %u blocks of %u bytes: from 1 byte to %u\n",
 			prog, dev_path, count, bsize, XFER_MAX);
@@ -380,7 +399,7 @@ static int transfer(int fd, int write, const char *lba_s, const char *count_s,
 			fail(file, errno);
 		close(in);
 		if (got < len) {
-			fprintf(stderr, "%s: %s: %zu bytes, %zu wanted (%u blocks of %u)\n",
+			fprintf(stderr, "%s: %s: %zu bytes, %" PRIu64 " wanted (%u blocks of %u)\n",
 				prog, file, got, len, count, bsize);
 			return EXIT_ERR;
 		}
@@ -394,7 +413,7 @@ static int transfer(int fd, int write, const char *lba_s, const char *count_s,
 	if (ret)
 		return ret;
 	if (write) {
-		printf("wrote %zu bytes at LBA %" PRIu32 "\n",
+		printf("wrote %" PRIu64 " bytes at LBA %" PRIu32 "\n",
 		       len - c.io.dout_resid, lba);
 		return 0;
 	}
