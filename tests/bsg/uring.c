@@ -480,6 +480,7 @@ TEST_F(ring, many_commands_in_flight_each_complete_once)
 		memset(want[i], 0x40 + i, 512);
 	ASSERT_EQ(sizeof(want), pwrite(blk, want, sizeof(want), 600 * 512));
 	close(blk);
+	memset(got, 0, sizeof(got));	/* present: issued inline */
 
 	for (i = 0; i < 64; i++) {
 		struct io_uring_sqe *sqe = uring_sqe(&self->r);
@@ -649,6 +650,9 @@ static int submit_reads(struct uring *r, int fd, int n, uint32_t lba)
 	unsigned char (*sense)[32] = read_sense;
 	int i;
 
+	/* present pages: the commands are issued inline, not by a worker */
+	memset(data, 0, sizeof(data));
+
 	for (i = 0; i < n; i++) {
 		struct io_uring_sqe *sqe = uring_sqe(r);
 
@@ -702,6 +706,8 @@ TEST(commands_in_flight_when_the_device_is_deleted_each_complete)
 		} else {
 			EXPECT_TRUE(host == 0x07 || host == 0x01)
 				TH_LOG("command %d: host byte %#x", (int)cqe.user_data, host);
+			/* it moved nothing */
+			EXPECT_EQ(512, bsg_scsi_res2_resid_len(cqe.res2));
 			failed++;
 		}
 	}
@@ -718,16 +724,30 @@ TEST(commands_in_flight_when_the_device_is_deleted_each_complete)
 	EXPECT_EQ(0, sdebug_disk_remove(&d));
 }
 
-/* Wait up to 30 s for the block device @dev ("/dev/sdX") to be idle. */
-static int wait_idle(const char *dev)
+/* A hex or decimal sysfs counter of scsi device H:0:0:0, or -1. */
+static long sdev_counter(int host, const char *name)
 {
-	char path[96], val[64];
-	unsigned int rd, wr;
+	char path[128], val[32];
 
-	snprintf(path, sizeof(path), "/sys/block/%s/inflight", dev + 5);
+	snprintf(path, sizeof(path), "/sys/class/scsi_device/%d:0:0:0/device/%s",
+		 host, name);
+	if (sysfs_read(path, val, sizeof(val)) <= 0)
+		return -1;
+	return strtol(val, NULL, 0);
+}
+
+/*
+ * Wait up to 30 s until scsi device H:0:0:0 has ended every command it
+ * was given (passthrough commands are not in the block device's
+ * inflight count): 0 or -ETIMEDOUT.
+ */
+static int wait_idle(int host)
+{
 	for (int i = 0; i < 3000; i++) {
-		if (sysfs_read(path, val, sizeof(val)) > 0 &&
-		    sscanf(val, "%u %u", &rd, &wr) == 2 && !rd && !wr)
+		long done = sdev_counter(host, "iodone_cnt");
+
+		if (done >= 0 && done == sdev_counter(host, "iorequest_cnt") &&
+		    sdev_counter(host, "device_busy") == 0)
 			return 0;
 		usleep(10 * 1000);
 	}
@@ -748,6 +768,7 @@ TEST(commands_in_flight_when_the_ring_is_closed_or_the_task_exits)
 	struct sg_io_v4 io;
 	struct uring r;
 	int fd, status;
+	long before;
 	pid_t pid;
 
 	ASSERT_EQ(0, sdebug_disk_add_slow(&d, "medium_error_start=0 "
@@ -757,10 +778,16 @@ TEST(commands_in_flight_when_the_ring_is_closed_or_the_task_exits)
 
 	memset(read_sense, 0xa5, sizeof(read_sense));
 	ASSERT_EQ(0, uring_init(&r, 64, SQE128_CQE32));
+	before = sdev_counter(d.host, "iorequest_cnt");
 	ASSERT_EQ(0, submit_reads(&r, fd, 32, 0));
 	uring_exit(&r);
-	ASSERT_EQ(0, wait_idle(d.block));
-	usleep(100 * 1000);	/* a system call or two: any task work runs */
+	/* the device gets all 32 (issued inline, they were not cancelled) */
+	for (int i = 0; i < 3000 &&
+	     sdev_counter(d.host, "iorequest_cnt") < before + 32; i++)
+		usleep(10 * 1000);
+	ASSERT_EQ(before + 32, sdev_counter(d.host, "iorequest_cnt"));
+	ASSERT_EQ(0, wait_idle(d.host));
+	usleep(10 * 1000);	/* a system call or two: any task work runs */
 	for (size_t i = 0; i < sizeof(read_sense); i++) {
 		ASSERT_EQ(0xa5, ((unsigned char *)read_sense)[i])
 			TH_LOG("sense of a closed ring's command written, byte %zu", i);
@@ -775,7 +802,7 @@ TEST(commands_in_flight_when_the_ring_is_closed_or_the_task_exits)
 	}
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	ASSERT_EQ(0, wait_idle(d.block));
+	ASSERT_EQ(0, wait_idle(d.host));
 
 	ASSERT_EQ(0, sgio(fd, tur, 6, NULL, 0, NULL, 0, NULL, 0, &io));
 	EXPECT_EQ(GOOD, io.device_status);
@@ -819,44 +846,75 @@ TEST(a_submission_does_not_wait_for_a_tag)
 }
 
 /*
- * A command issued again from io_uring's worker reads the SQE as it was
+ * A command issued after submission has ended reads the SQE as it was
  * submitted, not the ring slot the program has reused since (patch
- * 0017).  One worker (IORING_REGISTER_IOWQ_MAX_WORKERS), one tag
- * (max_queue=1) held by a slow TEST UNIT READY: a second one waits for
- * the tag in the worker, and a 64 KiB READ (which is always left to the
- * worker) waits behind it.  The READ's slot is then overwritten with a
- * bad protocol: the READ must still run.
+ * 0017): a 64 KiB READ linked behind a slow TEST UNIT READY (IOSQE_IO_LINK)
+ * is issued when that ends, 400 ms later, and then goes to io_uring's
+ * worker (it is over 8 pages); its slot is overwritten with a bad
+ * protocol as soon as io_uring_enter() returns.  The READ must run.
  */
-TEST(a_retried_command_reads_its_own_sqe_not_the_reused_slot)
+TEST(a_later_issue_reads_its_own_sqe_not_the_reused_slot)
 {
 	static unsigned char buf[65536], tur[6], read_cdb[10];
-	unsigned int workers[2] = { 1, 1 };
 	struct sdebug_disk d;
 	struct ucqe cqe = { 0 };
 	struct io_uring_sqe *sqe;
 	struct uring r;
 	int fd, i;
 
-	ASSERT_EQ(0, sdebug_disk_add_slow(&d, "max_queue=1", 100, NULL));
+	ASSERT_EQ(0, sdebug_disk_add_slow(&d, "", 100, NULL));
 	fd = open(d.bsg, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, uring_init(&r, 4, SQE128_CQE32));
-	ASSERT_EQ(0, syscall(__NR_io_uring_register, r.fd,
-			     IORING_REGISTER_IOWQ_MAX_WORKERS, workers, 2));
-	bsg_uring_prep(uring_sqe(&r), fd, tur, 6, NULL, 0, NULL, 0, NULL, 0, 1);
-	bsg_uring_prep(uring_sqe(&r), fd, tur, 6, NULL, 0, NULL, 0, NULL, 0, 2);
+	sqe = uring_sqe(&r);
+	bsg_uring_prep(sqe, fd, tur, 6, NULL, 0, NULL, 0, NULL, 0, 1);
+	sqe->flags |= IOSQE_IO_LINK;
 	cdb_rw10(read_cdb, 0x28, 0, sizeof(buf) / 512);
 	sqe = uring_sqe(&r);
 	bsg_uring_prep(sqe, fd, read_cdb, 10, buf, sizeof(buf), NULL, 0, NULL,
-		       0, 3);
-	ASSERT_EQ(3, uring_submit(&r, 0));
+		       0, 2);
+	ASSERT_EQ(2, uring_submit(&r, 0));
 	((struct bsg_uring_cmd *)sqe->cmd)->protocol = 1;
 	((struct bsg_uring_cmd *)sqe->cmd)->request_len = 0;
-	for (i = 0; i < 3; i++) {
+	EXPECT_EQ(-EAGAIN, uring_peek(&r, &cqe))
+		TH_LOG("the TEST UNIT READY ended before the slot was reused");
+	for (i = 0; i < 2; i++) {
 		ASSERT_EQ(0, uring_wait(&r, &cqe, 30000));
 		EXPECT_EQ(0, cqe.res) TH_LOG("command %d", (int)cqe.user_data);
 		EXPECT_EQ(GOOD, bsg_scsi_res2_device_status(cqe.res2));
 	}
+	uring_exit(&r);
+	close(fd);
+	EXPECT_EQ(0, sdebug_disk_remove(&d));
+}
+
+/*
+ * A timeout shorter than BLK_MIN_SG_TIMEOUT (7 s) is taken as 7 s, as
+ * through SG_IO: a command of timeout_ms 1 on a disk that answers in
+ * 3 s comes back GOOD, not timed out (the block layer checks timeouts
+ * to the second, so the disk must take longer than that).
+ */
+TEST(a_timeout_under_7_s_is_7_s)
+{
+	static unsigned char tur[6];
+	struct sdebug_disk d;
+	struct ucqe cqe = { 0 };
+	struct io_uring_sqe *sqe;
+	struct uring r;
+	int fd;
+
+	ASSERT_EQ(0, sdebug_disk_add_slow(&d, "", 750, NULL));
+	fd = open(d.bsg, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, uring_init(&r, 4, SQE128_CQE32));
+	sqe = uring_sqe(&r);
+	bsg_uring_prep(sqe, fd, tur, 6, NULL, 0, NULL, 0, NULL, 0, 1);
+	((struct bsg_uring_cmd *)sqe->cmd)->timeout_ms = 1;
+	ASSERT_EQ(1, uring_submit(&r, 0));
+	ASSERT_EQ(0, uring_wait(&r, &cqe, 30000));
+	EXPECT_EQ(0, cqe.res);
+	EXPECT_EQ(GOOD, bsg_scsi_res2_device_status(cqe.res2));
+	EXPECT_EQ(0, bsg_scsi_res2_host_status(cqe.res2));
 	uring_exit(&r);
 	close(fd);
 	EXPECT_EQ(0, sdebug_disk_remove(&d));
