@@ -233,6 +233,34 @@ static inline int sdebug_disk_remove(struct sdebug_disk *disk)
 	return unload_module_wait("scsi_debug", 10000);
 }
 
+/*
+ * Make scsi_debug fail reads of blocks 1000-1009 with MEDIUM ERROR
+ * (medium_error_start/count, opts bit 2): 0 or -errno.
+ */
+static inline int sdebug_medium_error_at_1000(void)
+{
+	int ret = sysfs_write(SDEBUG_PARAM "medium_error_start", "1000");
+
+	if (!ret)
+		ret = sysfs_write(SDEBUG_PARAM "medium_error_count", "10");
+	if (!ret)
+		ret = sysfs_write(SDEBUG "opts", "2");
+	return ret;
+}
+
+/* The disk's queue limit @name (max_segments...) from sysfs, or -1. */
+static inline long disk_queue_limit(const struct sdebug_disk *disk,
+				    const char *name)
+{
+	char path[128], val[32];
+
+	snprintf(path, sizeof(path), "/sys/block/%.32s/queue/%s",
+		 disk->block + 5, name);
+	if (sysfs_read(path, val, sizeof(val)) <= 0)
+		return -1;
+	return atol(val);
+}
+
 /* One SG_IO with a SCSI command; 0 (whatever the SCSI status) or -errno. */
 static inline int sgio(int fd, const void *cdb, unsigned int cdb_len,
 		       void *din, unsigned int din_len, const void *dout,

@@ -111,9 +111,7 @@ TEST_F(disk, an_injected_medium_error_is_a_medium_error)
 {
 	unsigned char cdb[10], buf[512];
 
-	ASSERT_EQ(0, sysfs_write(SDEBUG_PARAM "medium_error_start", "1000"));
-	ASSERT_EQ(0, sysfs_write(SDEBUG_PARAM "medium_error_count", "10"));
-	ASSERT_EQ(0, sysfs_write(SDEBUG "opts", "2"));
+	ASSERT_EQ(0, sdebug_medium_error_at_1000());
 	cdb_rw10(cdb, 0x28, 1005, 1);
 	ASSERT_EQ(0, sgio(self->fd, cdb, 10, buf, sizeof(buf), NULL, 0,
 			  self->sense, sizeof(self->sense), &self->io));
@@ -237,16 +235,11 @@ TEST_F(disk, a_large_unmapped_buffer_is_efault_and_leaks_nothing)
 TEST_F(disk, more_segments_than_the_queue_takes_is_einval)
 {
 	long page = sysconf(_SC_PAGESIZE);
-	char path[96], val[32];
+	long segs = disk_queue_limit(&self->d, "max_segments");
 	unsigned char cdb[10];
 	size_t len;
 	void *buf;
-	int segs;
 
-	snprintf(path, sizeof(path), "/sys/block/%s/queue/max_segments",
-		 self->d.block + 5);
-	ASSERT_LT(0, sysfs_read(path, val, sizeof(val)));
-	segs = atoi(val);
 	ASSERT_LT(0, segs);
 	len = (size_t)(segs + 1) * page;
 	buf = mmap(NULL, len, PROT_READ | PROT_WRITE,

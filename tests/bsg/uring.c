@@ -157,9 +157,7 @@ TEST_F(ring, an_injected_medium_error_is_a_medium_error)
 {
 	unsigned char cdb[10], buf[512];
 
-	ASSERT_EQ(0, sysfs_write(SDEBUG_PARAM "medium_error_start", "1000"));
-	ASSERT_EQ(0, sysfs_write(SDEBUG_PARAM "medium_error_count", "10"));
-	ASSERT_EQ(0, sysfs_write(SDEBUG "opts", "2"));
+	ASSERT_EQ(0, sdebug_medium_error_at_1000());
 	cdb_rw10(cdb, 0x28, 1005, 1);
 	ASSERT_EQ(0, ONE(cdb, 10, buf, sizeof(buf), NULL, 0, self->sense,
 			 sizeof(self->sense)));
@@ -338,16 +336,12 @@ TEST_F(ring, an_unwritable_response_is_efault_with_the_status)
 TEST_F(ring, more_segments_than_the_queue_takes_is_einval)
 {
 	long pg = sysconf(_SC_PAGESIZE);
-	char path[96], val[32];
+	long segs = disk_queue_limit(&self->d, "max_segments");
 	unsigned char cdb[10];
 	size_t len;
 	void *buf;
-	int segs;
 
-	snprintf(path, sizeof(path), "/sys/block/%s/queue/max_segments",
-		 self->d.block + 5);
-	ASSERT_LT(0, sysfs_read(path, val, sizeof(val)));
-	segs = atoi(val);
+	ASSERT_LT(0, segs);
 	len = (size_t)(segs + 1) * pg;
 	buf = mmap(NULL, len, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -602,6 +596,16 @@ TEST_F(ring, a_submission_does_not_wait_for_a_page_fault)
 	munmap(area, 3 * rs.page);
 }
 
+/* Fill @n SQEs with TEST UNIT READY on @fd, user_data 0..n-1. */
+static void prep_turs(struct uring *r, int fd, int n)
+{
+	static const unsigned char tur[6];
+
+	for (int i = 0; i < n; i++)
+		bsg_uring_prep(uring_sqe(r), fd, tur, 6, NULL, 0, NULL, 0,
+			       NULL, 0, i);
+}
+
 /*
  * A task whose completed commands are not reaped yet must still get a tag
  * for SG_IO on the same queue: the commands' requests are freed when they
@@ -622,9 +626,7 @@ TEST(sg_io_gets_a_tag_while_ring_commands_wait_to_be_reaped)
 	fd = open(d.bsg, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, uring_init(&r, 8, SQE128_CQE32));
-	for (i = 0; i < 4; i++)
-		bsg_uring_prep(uring_sqe(&r), fd, tur, 6, NULL, 0, NULL, 0,
-			       NULL, 0, i);
+	prep_turs(&r, fd, 4);
 	ASSERT_EQ(4, uring_submit(&r, 0));
 	/* blocks for a tag until one of the 4 ends */
 	ASSERT_EQ(0, sgio(fd, tur, 6, NULL, 0, NULL, 0, NULL, 0, &io));
@@ -819,7 +821,6 @@ TEST(commands_in_flight_when_the_ring_is_closed_or_the_task_exits)
  */
 TEST(a_submission_does_not_wait_for_a_tag)
 {
-	unsigned char tur[6] = { 0 };
 	struct sdebug_disk d;
 	struct ucqe cqe = { 0 };
 	struct uring r;
@@ -829,9 +830,7 @@ TEST(a_submission_does_not_wait_for_a_tag)
 	fd = open(d.bsg, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, uring_init(&r, 16, SQE128_CQE32));
-	for (i = 0; i < 16; i++)
-		bsg_uring_prep(uring_sqe(&r), fd, tur, 6, NULL, 0, NULL, 0,
-			       NULL, 0, i);
+	prep_turs(&r, fd, 16);
 	ASSERT_EQ(16, uring_submit(&r, 0));
 	EXPECT_EQ(-EAGAIN, uring_peek(&r, &cqe))
 		TH_LOG("a command ended before the submission returned");
