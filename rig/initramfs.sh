@@ -52,7 +52,7 @@ for dir in "$@"; do
 	cp -r "$guest/tests/$g" tests/
 	# Debug info stays in build/guest (for gdb); the guest unpacks less.
 	for f in "tests/$g"/*; do
-		[ -x "$f" ] && strip "$f"
+		[ -f "$f" ] && [ -x "$f" ] && strip "$f"
 	done
 	# make bench's programs, only in the images it boots.
 	if [ "${RIG_BENCH:-0}" = 1 ]; then
@@ -66,6 +66,11 @@ for dir in "$@"; do
 	if [ -d "$dir/modules" ]; then
 		mkdir -p "modules/$g"
 		cp "$RIG_BUILD/mod-$variant/$g"/*.ko "modules/$g/"
+	fi
+	# The file systems fistgen generated for the group (fist-modules.sh).
+	if grep -qs '^fist=' "$dir/group.conf"; then
+		mkdir -p "modules/$g"
+		cp "$RIG_BUILD/mod-$variant/$g-fist"/*.ko "modules/$g/"
 	fi
 done
 # The kernel's own modules (the fragments' =m options, scsi_debug), in

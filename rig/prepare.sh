@@ -1,5 +1,5 @@
 #!/bin/sh
-# Build all one boot of a variant needs, a timed stage a line: kernel, guest programs, modules, initramfs.
+# Build all one boot of a variant needs, a timed stage a line: kernel, guest programs, modules, generated file systems, initramfs.
 #
 # prepare.sh VARIANT GROUPDIR...   (the tree must exist: tree.sh first)
 set -eu
@@ -21,4 +21,5 @@ stage "guest programs" make -f "$RIG_TOP/rig/tests.mk" -j"$RIG_JOBS" \
 	TOP="$RIG_TOP" OUT="$guest" HDR="$out/usr/include" GROUPS="$*"
 
 stage "modules ($variant)" sh "$RIG_TOP/rig/modules.sh" "$variant" "$@"
+stage "fistgen modules ($variant)" sh "$RIG_TOP/rig/fist-modules.sh" "$variant" "$@"
 stage "initramfs ($variant)" sh "$RIG_TOP/rig/initramfs.sh" "$variant" "$@"

@@ -9,7 +9,10 @@
 # tree's tools/testing/selftests/PATH.c (64-bit, as selftest-NAME, linked
 # with "selftests-libs=..."); "ext4-image=yes" puts an empty 8 MiB ext4
 # image beside the programs, as ext4.img (tests/lib/ext4.h mounts copies
-# of it); "mem=MB" is the guest memory the group needs at least, and
+# of it); "fist=NAME..." generates tools/fistgen/examples/NAME.fist's
+# file systems, as modules (rig/fist-modules.sh), and ships fistgen's
+# templates and examples with the group's bad/*.fist in fist/;
+# "mem=MB" is the guest memory the group needs at least, and
 # "scsi-disk=MB" gives the guest an empty disk of that size on a
 # virtio-scsi controller (boot.sh);
 # and "cmdline=ARGS":
@@ -64,6 +67,9 @@ $(2)_targets += $$(patsubst $(1)/bench/%.c,$(OUT)/bench/$(2)/%,$$(wildcard $(1)/
 ifeq ($(shell grep -qsx 'ext4-image=yes' $(1)/group.conf && echo yes),yes)
 $(2)_targets += $(OUT)/tests/$(2)/ext4.img
 endif
+ifneq ($(shell grep -s '^fist=' $(1)/group.conf),)
+$(2)_targets += $(OUT)/tests/$(2)/fist/stamp
+endif
 ifneq ($(wildcard $(1)/demo.sh),)
 $(2)_targets += $(OUT)/tests/$(2)/demo.sh
 endif
@@ -88,6 +94,16 @@ $(OUT)/tests/$(2)/ext4.img: $(1)/group.conf
 	@mkdir -p $$(@D)
 	rm -f $$@
 	PATH="$$$$PATH:/usr/sbin:/sbin" mkfs.ext4 -q -F -b 1024 -E root_owner=0:0 $$@ 8M
+
+# fistgen's templates and examples, and the group's malformed
+# descriptions (bad/*.fist), for the generator's tests in the guest.
+$(OUT)/tests/$(2)/fist/stamp: $(wildcard $(TOP)/tools/fistgen/templates/* \
+		$(TOP)/tools/fistgen/examples/*.fist $(1)/bad/*.fist)
+	rm -rf $$(@D)
+	mkdir -p $$(@D)/bad
+	cp -r $(TOP)/tools/fistgen/templates $(TOP)/tools/fistgen/examples $$(@D)/
+	cp $(1)/bad/*.fist $$(@D)/bad/
+	touch $$@
 
 $(OUT)/tests/$(2)/demo.sh: $(1)/demo.sh
 	@mkdir -p $$(@D)

@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The fistgen group's common ground: the generated file systems (modules
+ * in /modules/fistgen), a lower directory on tmpfs or on ext4 (a loop
+ * device), a mount of one stacked on it, and what the lower side must
+ * hold for what was written through the mount.
+ */
+#ifndef FIST_TEST_H
+#define FIST_TEST_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ext4.h"
+#include "kmod.h"
+
+#define FIST_DIR "/tmp/fist"
+
+/* The file systems the group generates (group.conf fist=). */
+struct fist_fs {
+	const char *name;
+	bool data;	/* filter: data, rot13 */
+	bool names;	/* filter: name, rot13 */
+};
+
+static const struct fist_fs fist_wrapfs = { "wrapfs", false, false };
+static const struct fist_fs fist_rot13fs = { "rot13fs", true, true };
+static const struct fist_fs fist_countfs = { "countfs", false, false };
+
+static inline char fist_rot13(char c)
+{
+	if ((c >= 'a' && c <= 'm') || (c >= 'A' && c <= 'M'))
+		return c + 13;
+	if ((c >= 'n' && c <= 'z') || (c >= 'N' && c <= 'Z'))
+		return c - 13;
+	return c;
+}
+
+/* What the lower file holds for @len bytes written through @fs. */
+static inline void fist_encode_data(const struct fist_fs *fs, char *buf,
+				    size_t len)
+{
+	for (size_t i = 0; fs->data && i < len; i++)
+		buf[i] = fist_rot13(buf[i]);
+}
+
+/* The lower name of @name (one component) under @fs, in a static buffer. */
+static inline const char *fist_lower_name(const struct fist_fs *fs,
+					  const char *name)
+{
+	static char buf[4][256];
+	static int next;
+	char *b = buf[next++ % 4];
+
+	snprintf(b, 256, "%s", name);
+	for (char *p = b; fs->names && *p; p++)
+		*p = fist_rot13(*p);
+	return b;
+}
+
+/* Loads @fs's module unless it is loaded: 0 or -errno. */
+static inline int fist_load(const struct fist_fs *fs)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/modules/fistgen/%s.ko", fs->name);
+	if (load_module(path, "") && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+/*
+ * A lower directory at @lower, an empty tmpfs or ext4 file system, and
+ * @fs stacked on it at @mnt, with mount options @opts.  0 or -errno.
+ */
+static inline int fist_setup(const struct fist_fs *fs, bool ext4,
+			     const char *lower, const char *mnt,
+			     const char *opts)
+{
+	int err;
+
+	mkdir(FIST_DIR, 0755);
+	if (mkdir(lower, 0755) && errno != EEXIST)
+		return -errno;
+	if (mkdir(mnt, 0755) && errno != EEXIST)
+		return -errno;
+	if (ext4)
+		err = rig_ext4_mount(lower);
+	else
+		err = mount("tmpfs", lower, "tmpfs", 0, "mode=0777") ? -errno : 0;
+	if (err)
+		return err;
+	err = fist_load(fs);
+	if (err)
+		return err;
+	if (mount(lower, mnt, fs->name, 0, opts))
+		return -errno;
+	return 0;
+}
+
+static inline void fist_teardown(const char *lower, const char *mnt)
+{
+	umount2(mnt, MNT_DETACH);
+	umount2(lower, MNT_DETACH);
+	rmdir(mnt);
+	rmdir(lower);
+}
+
+/* The whole of @path, in a malloc'd buffer, its length in @len; NULL. */
+static inline char *fist_read_file(const char *path, size_t *len)
+{
+	struct stat st;
+	char *buf;
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st)) {
+		close(fd);
+		return NULL;
+	}
+	buf = malloc(st.st_size + 1);
+	n = buf ? pread(fd, buf, st.st_size, 0) : -1;
+	close(fd);
+	if (n != st.st_size) {
+		free(buf);
+		return NULL;
+	}
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
+/* Writes @len bytes of @data to a new @path: 0 or -errno. */
+static inline int fist_write_file(const char *path, const void *data,
+				  size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, data, len);
+	if (n != (ssize_t)len) {
+		int err = n < 0 ? -errno : -EIO;
+
+		close(fd);
+		return err;
+	}
+	return close(fd) ? -errno : 0;
+}
+
+/*
+ * The kselftest fixture most tests use: one of the generated file systems
+ * on tmpfs or ext4, at FIST_DIR/mnt-PID over FIST_DIR/lower-PID.
+ */
+#define FIST_FIXTURE(fixture)						\
+FIXTURE(fixture) {							\
+	char lower[64];							\
+	char mnt[64];							\
+};									\
+FIXTURE_VARIANT(fixture) {						\
+	const struct fist_fs *fs;					\
+	bool ext4;							\
+};									\
+FIXTURE_VARIANT_ADD(fixture, wrapfs_on_tmpfs) { &fist_wrapfs, false };	\
+FIXTURE_VARIANT_ADD(fixture, wrapfs_on_ext4) { &fist_wrapfs, true };	\
+FIXTURE_VARIANT_ADD(fixture, rot13fs_on_tmpfs) { &fist_rot13fs, false }; \
+FIXTURE_VARIANT_ADD(fixture, rot13fs_on_ext4) { &fist_rot13fs, true };	\
+FIXTURE_VARIANT_ADD(fixture, countfs_on_tmpfs) { &fist_countfs, false }; \
+FIXTURE_SETUP(fixture)							\
+{									\
+	int err;							\
+									\
+	snprintf(self->lower, sizeof(self->lower), FIST_DIR "/lower-%d", getpid()); \
+	snprintf(self->mnt, sizeof(self->mnt), FIST_DIR "/mnt-%d", getpid()); \
+	err = fist_setup(variant->fs, variant->ext4, self->lower, self->mnt, ""); \
+	ASSERT_EQ(0, err) TH_LOG("%s on %s: %s", variant->fs->name,	\
+				 variant->ext4 ? "ext4" : "tmpfs", strerror(-err)); \
+}									\
+FIXTURE_TEARDOWN(fixture)						\
+{									\
+	fist_teardown(self->lower, self->mnt);				\
+}
+
+/* FIST_DIR/mnt-PID/NAME and FIST_DIR/lower-PID/LOWERNAME, in buffers. */
+#define UPPER(name) ({ static char _u[4][512]; static int _n;		\
+	char *_b = _u[_n++ % 4];					\
+	snprintf(_b, 512, "%s/%s", self->mnt, name); _b; })
+#define LOWER(name) ({ static char _l[4][512]; static int _n;		\
+	char *_b = _l[_n++ % 4];					\
+	snprintf(_b, 512, "%s/%s", self->lower,				\
+		 fist_lower_name(variant->fs, name)); _b; })
+
+#endif /* FIST_TEST_H */

@@ -1,0 +1,557 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Each operation a user needs, through each generated file system, on
+ * tmpfs and on ext4, with the lower side checked: what was written
+ * through the mount is in the lower directory, encoded (rot13fs: data
+ * and names rot13'd), and what the lower holds reads back decoded.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/falloc.h>
+#include <linux/fs.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "fist_test.h"
+
+FIST_FIXTURE(stack)
+
+static const char text[] = "Hello, World! The quick brown fox jumps over the lazy dog.\n";
+
+/* Prints @len bytes of @p, escaped, to stderr. */
+static void show(const char *what, const char *p, size_t len)
+{
+	fprintf(stderr, "#   %s (%zu bytes): \"", what, len);
+	for (size_t i = 0; i < len && i < 80; i++)
+		fprintf(stderr, isprint((unsigned char)p[i]) ? "%c" : "\\x%02x",
+			(unsigned char)p[i]);
+	fprintf(stderr, "%s\"\n", len > 80 ? "..." : "");
+}
+
+/* @path's content is @len bytes of @want; if not, both are shown. */
+static int same_content(const char *path, const char *want, size_t len)
+{
+	size_t got_len = 0;
+	char *got = fist_read_file(path, &got_len);
+	int ok = got && got_len == len && !memcmp(got, want, len);
+
+	if (!ok) {
+		fprintf(stderr, "# %s: %s\n", path, got ? "differs" : strerror(errno));
+		show("expected", want, len);
+		if (got)
+			show("got", got, got_len);
+	}
+	free(got);
+	return ok;
+}
+
+TEST_F(stack, data_written_reads_back_and_is_encoded_below)
+{
+	char enc[sizeof(text)];
+
+	ASSERT_EQ(0, fist_write_file(UPPER("hello.txt"), text, strlen(text)));
+	EXPECT_TRUE(same_content(UPPER("hello.txt"), text, strlen(text)));
+	memcpy(enc, text, sizeof(text));
+	fist_encode_data(variant->fs, enc, strlen(text));
+	EXPECT_TRUE(same_content(LOWER("hello.txt"), enc, strlen(text)))
+		TH_LOG("%s does not hold the encoded text", LOWER("hello.txt"));
+}
+
+TEST_F(stack, lower_data_reads_back_decoded)
+{
+	char enc[sizeof(text)];
+
+	memcpy(enc, text, sizeof(text));
+	fist_encode_data(variant->fs, enc, strlen(text));
+	ASSERT_EQ(0, fist_write_file(LOWER("below.txt"), enc, strlen(text)));
+	EXPECT_TRUE(same_content(UPPER("below.txt"), text, strlen(text)));
+}
+
+/* The names readdir() gives in @dir, sorted, joined with ' '. */
+static void list_dir(const char *dir, char *out, size_t size)
+{
+	struct dirent **names;
+	int n = scandir(dir, &names, NULL, alphasort);
+
+	out[0] = '\0';
+	for (int i = 0; i < n; i++) {
+		if (strcmp(names[i]->d_name, ".") && strcmp(names[i]->d_name, "..")) {
+			strncat(out, names[i]->d_name, size - strlen(out) - 2);
+			strcat(out, " ");
+		}
+		free(names[i]);
+	}
+	if (n >= 0)
+		free(names);
+}
+
+TEST_F(stack, names_are_encoded_below_and_decoded_above)
+{
+	char above[256], below[256], want[256];
+
+	ASSERT_EQ(0, fist_write_file(UPPER("Alpha"), "a", 1));
+	ASSERT_EQ(0, mkdir(UPPER("beta-dir"), 0755));
+	ASSERT_EQ(0, fist_write_file(UPPER("beta-dir/Gamma.txt"), "g", 1));
+	list_dir(self->mnt, above, sizeof(above));
+	snprintf(want, sizeof(want), "Alpha beta-dir %s",
+		 !variant->ext4 ? "" : variant->fs->names ? "ybfg+sbhaq " : "lost+found ");
+	EXPECT_STREQ(want, above);
+	list_dir(self->lower, below, sizeof(below));
+	/* ext4's lost+found is there too, in alphasort()'s order. */
+	if (!variant->fs->names)
+		snprintf(want, sizeof(want), "Alpha beta-dir %s",
+			 variant->ext4 ? "lost+found " : "");
+	else
+		snprintf(want, sizeof(want), "Nycun %sorgn-qve ",
+			 variant->ext4 ? "lost+found " : "");
+	EXPECT_STREQ(want, below);
+	EXPECT_EQ(0, access(LOWER("beta-dir/Gamma.txt"), F_OK));
+}
+
+TEST_F(stack, pread_pwrite_across_pages_and_append)
+{
+	static char buf[3 * 4096], back[3 * 4096], enc[3 * 4096];
+	int fd;
+
+	for (size_t i = 0; i < sizeof(buf); i++)
+		buf[i] = 'a' + i % 26;
+	fd = open(UPPER("rw"), O_RDWR | O_CREAT, 0644);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(5000, pwrite(fd, buf, 5000, 3000));
+	ASSERT_EQ(8000, pread(fd, back, sizeof(back), 0));
+	for (int i = 0; i < 3000; i++) {
+		ASSERT_EQ(0, back[i]) TH_LOG("byte %d of the hole", i);
+	}
+	EXPECT_EQ(0, memcmp(back + 3000, buf, 5000));
+	ASSERT_EQ(0, close(fd));
+
+	fd = open(UPPER("rw"), O_WRONLY | O_APPEND);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(100, write(fd, buf, 100));
+	ASSERT_EQ(0, close(fd));
+	fd = open(UPPER("rw"), O_RDONLY);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(8100, pread(fd, back, sizeof(back), 0));
+	EXPECT_EQ(0, memcmp(back + 8000, buf, 100));
+	ASSERT_EQ(0, close(fd));
+
+	memcpy(enc, back, 8100);
+	fist_encode_data(variant->fs, enc, 8100);
+	EXPECT_TRUE(same_content(LOWER("rw"), enc, 8100));
+}
+
+TEST_F(stack, shared_mmap_writes_reach_the_lower_file_encoded)
+{
+	char enc[8192], *map;
+	int fd;
+
+	fd = open(UPPER("map"), O_RDWR | O_CREAT, 0644);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ftruncate(fd, 8192));
+	map = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, map);
+	memcpy(map + 4090, text, strlen(text));
+	ASSERT_EQ(0, msync(map, 8192, MS_SYNC));
+	ASSERT_EQ(0, munmap(map, 8192));
+	ASSERT_EQ(0, close(fd));
+
+	memset(enc, 0, sizeof(enc));
+	memcpy(enc + 4090, text, strlen(text));
+	fist_encode_data(variant->fs, enc, sizeof(enc));
+	EXPECT_TRUE(same_content(LOWER("map"), enc, sizeof(enc)));
+}
+
+TEST_F(stack, private_mmap_writes_stay_private)
+{
+	char *map;
+	int fd;
+
+	ASSERT_EQ(0, fist_write_file(UPPER("priv"), text, strlen(text)));
+	fd = open(UPPER("priv"), O_RDONLY);
+	ASSERT_LE(0, fd);
+	map = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	ASSERT_NE(MAP_FAILED, map);
+	EXPECT_EQ(0, memcmp(map, text, strlen(text)));
+	memcpy(map, "XXXX", 4);
+	ASSERT_EQ(0, munmap(map, 4096));
+	ASSERT_EQ(0, close(fd));
+	EXPECT_TRUE(same_content(UPPER("priv"), text, strlen(text)));
+}
+
+TEST_F(stack, truncate_shrinks_and_extends_both_sides)
+{
+	char want[100] = { 0 };
+	struct stat st;
+
+	ASSERT_EQ(0, fist_write_file(UPPER("t"), text, strlen(text)));
+	ASSERT_EQ(0, truncate(UPPER("t"), 5));
+	ASSERT_EQ(0, stat(LOWER("t"), &st));
+	EXPECT_EQ(5, st.st_size);
+	ASSERT_EQ(0, truncate(UPPER("t"), 100));
+	ASSERT_EQ(0, stat(UPPER("t"), &st));
+	EXPECT_EQ(100, st.st_size);
+	memcpy(want, text, 5);
+	EXPECT_TRUE(same_content(UPPER("t"), want, 100));
+	fist_encode_data(variant->fs, want, 100);
+	EXPECT_TRUE(same_content(LOWER("t"), want, 100));
+}
+
+TEST_F(stack, fallocate_allocates_in_the_lower_file)
+{
+	struct stat st;
+	int fd;
+
+	fd = open(UPPER("fa"), O_RDWR | O_CREAT, 0644);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, fallocate(fd, 0, 0, 65536));
+	ASSERT_EQ(0, fstat(fd, &st));
+	EXPECT_EQ(65536, st.st_size);
+	ASSERT_EQ(0, fallocate(fd, FALLOC_FL_KEEP_SIZE, 65536, 65536));
+	ASSERT_EQ(0, fstat(fd, &st));
+	EXPECT_EQ(65536, st.st_size);
+	ASSERT_EQ(0, close(fd));
+	ASSERT_EQ(0, stat(LOWER("fa"), &st));
+	EXPECT_EQ(65536, st.st_size);
+	EXPECT_LE(128 * 2, st.st_blocks);
+}
+
+TEST_F(stack, fsync_puts_the_data_in_the_lower_file)
+{
+	char enc[sizeof(text)];
+	int fd;
+
+	fd = open(UPPER("sync"), O_RDWR | O_CREAT, 0644);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ((ssize_t)strlen(text), write(fd, text, strlen(text)));
+	ASSERT_EQ(0, fsync(fd));
+	memcpy(enc, text, sizeof(text));
+	fist_encode_data(variant->fs, enc, strlen(text));
+	/* Still open: the data are there after fsync, not only at close. */
+	EXPECT_TRUE(same_content(LOWER("sync"), enc, strlen(text)));
+	EXPECT_EQ(0, fdatasync(fd));
+	ASSERT_EQ(0, close(fd));
+}
+
+TEST_F(stack, seekdir_returns_to_the_same_entry)
+{
+	char name[32], again[256];
+	struct dirent *d;
+	long pos = -1;
+	DIR *dir;
+	int seen = 0;
+
+	for (int i = 0; i < 60; i++) {
+		snprintf(name, sizeof(name), "entry-%02d", i);
+		ASSERT_EQ(0, fist_write_file(UPPER(name), "", 0));
+	}
+	dir = opendir(self->mnt);
+	ASSERT_NE(NULL, dir);
+	while ((d = readdir(dir))) {
+		if (++seen == 30) {
+			pos = telldir(dir);
+			d = readdir(dir);
+			ASSERT_NE(NULL, d);
+			snprintf(again, sizeof(again), "%s", d->d_name);
+			seen++;
+		}
+	}
+	EXPECT_LE(62, seen);
+	ASSERT_NE(-1, pos);
+	seekdir(dir, pos);
+	d = readdir(dir);
+	ASSERT_NE(NULL, d);
+	EXPECT_STREQ(again, d->d_name);
+	rewinddir(dir);
+	seen = 0;
+	while (readdir(dir))
+		seen++;
+	EXPECT_LE(62, seen);
+	closedir(dir);
+}
+
+TEST_F(stack, mkdir_and_rmdir)
+{
+	struct stat st;
+
+	ASSERT_EQ(0, mkdir(UPPER("d"), 0750));
+	ASSERT_EQ(0, stat(LOWER("d"), &st));
+	EXPECT_TRUE(S_ISDIR(st.st_mode));
+	EXPECT_EQ(0750, st.st_mode & 0777);
+	ASSERT_EQ(0, fist_write_file(UPPER("d/f"), "x", 1));
+	EXPECT_EQ(-1, rmdir(UPPER("d")));
+	EXPECT_EQ(ENOTEMPTY, errno);
+	ASSERT_EQ(0, unlink(UPPER("d/f")));
+	ASSERT_EQ(0, rmdir(UPPER("d")));
+	EXPECT_EQ(-1, stat(LOWER("d"), &st));
+	EXPECT_EQ(-1, mkdir(UPPER("missing/d"), 0755));
+	EXPECT_EQ(ENOENT, errno);
+}
+
+static int rename2(const char *old, const char *new, unsigned int flags)
+{
+	return syscall(SYS_renameat2, AT_FDCWD, old, AT_FDCWD, new, flags);
+}
+
+TEST_F(stack, rename_in_and_across_directories)
+{
+	ASSERT_EQ(0, mkdir(UPPER("a"), 0755));
+	ASSERT_EQ(0, mkdir(UPPER("b"), 0755));
+	ASSERT_EQ(0, fist_write_file(UPPER("a/one"), "1", 1));
+	ASSERT_EQ(0, rename(UPPER("a/one"), UPPER("a/two")));
+	EXPECT_EQ(0, access(LOWER("a/two"), F_OK));
+	EXPECT_EQ(-1, access(LOWER("a/one"), F_OK));
+	ASSERT_EQ(0, rename(UPPER("a/two"), UPPER("b/three")));
+	EXPECT_EQ(0, access(LOWER("b/three"), F_OK));
+	EXPECT_TRUE(same_content(UPPER("b/three"), "1", 1));
+	/* A directory moves with what it holds. */
+	ASSERT_EQ(0, rename(UPPER("b"), UPPER("a/b")));
+	EXPECT_TRUE(same_content(UPPER("a/b/three"), "1", 1));
+	EXPECT_EQ(0, access(LOWER("a/b/three"), F_OK));
+	/* Into its own subdirectory: refused. */
+	EXPECT_EQ(-1, rename(UPPER("a"), UPPER("a/b/c")));
+	EXPECT_EQ(EINVAL, errno);
+}
+
+TEST_F(stack, rename_noreplace_and_exchange)
+{
+	ASSERT_EQ(0, fist_write_file(UPPER("x"), "x", 1));
+	ASSERT_EQ(0, fist_write_file(UPPER("y"), "y", 1));
+	EXPECT_EQ(-1, rename2(UPPER("x"), UPPER("y"), RENAME_NOREPLACE));
+	EXPECT_EQ(EEXIST, errno);
+	ASSERT_EQ(0, rename2(UPPER("x"), UPPER("y"), RENAME_EXCHANGE));
+	EXPECT_TRUE(same_content(UPPER("x"), "y", 1));
+	EXPECT_TRUE(same_content(UPPER("y"), "x", 1));
+	EXPECT_TRUE(same_content(LOWER("x"), variant->fs->data ? "l" : "y", 1));
+	ASSERT_EQ(0, rename(UPPER("x"), UPPER("y")));
+	EXPECT_TRUE(same_content(UPPER("y"), "y", 1));
+	EXPECT_EQ(-1, access(UPPER("x"), F_OK));
+	EXPECT_EQ(-1, access(LOWER("x"), F_OK));
+}
+
+TEST_F(stack, hard_links)
+{
+	struct stat st;
+	int ret;
+
+	ASSERT_EQ(0, fist_write_file(UPPER("orig"), text, strlen(text)));
+	ret = link(UPPER("orig"), UPPER("alias"));
+	if (variant->fs == &fist_countfs) {
+		/* countfs.fist's link precall rule. */
+		EXPECT_EQ(-1, ret);
+		EXPECT_EQ(EPERM, errno);
+		EXPECT_EQ(-1, access(LOWER("alias"), F_OK));
+		return;
+	}
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(0, stat(UPPER("orig"), &st));
+	EXPECT_EQ(2, st.st_nlink);
+	EXPECT_TRUE(same_content(UPPER("alias"), text, strlen(text)));
+	ASSERT_EQ(0, stat(LOWER("alias"), &st));
+	EXPECT_EQ(2, st.st_nlink);
+	ASSERT_EQ(0, unlink(UPPER("orig")));
+	ASSERT_EQ(0, stat(UPPER("alias"), &st));
+	EXPECT_EQ(1, st.st_nlink);
+}
+
+TEST_F(stack, symlinks_and_readlink)
+{
+	char buf[256], want[256];
+	ssize_t n;
+
+	ASSERT_EQ(0, mkdir(UPPER("dir"), 0755));
+	ASSERT_EQ(0, fist_write_file(UPPER("dir/target"), text, strlen(text)));
+	ASSERT_EQ(0, symlink("dir/target", UPPER("link")));
+	n = readlink(UPPER("link"), buf, sizeof(buf));
+	ASSERT_EQ(10, n);
+	buf[n] = '\0';
+	EXPECT_STREQ("dir/target", buf);
+	EXPECT_TRUE(same_content(UPPER("link"), text, strlen(text)));
+	/* The lower link resolves in the lower tree: its target is coded too. */
+	n = readlink(LOWER("link"), buf, sizeof(buf));
+	ASSERT_EQ(10, n);
+	buf[n] = '\0';
+	snprintf(want, sizeof(want), "%s/%s", fist_lower_name(variant->fs, "dir"),
+		 fist_lower_name(variant->fs, "target"));
+	EXPECT_STREQ(want, buf);
+	ASSERT_EQ(0, symlink("../x/./y", UPPER("rel")));
+	n = readlink(UPPER("rel"), buf, sizeof(buf));
+	ASSERT_EQ(8, n);
+	EXPECT_EQ(0, memcmp("../x/./y", buf, 8));
+}
+
+TEST_F(stack, an_unlinked_open_file_stays_usable)
+{
+	char back[sizeof(text)];
+	int fd;
+
+	ASSERT_EQ(0, fist_write_file(UPPER("gone"), text, strlen(text)));
+	fd = open(UPPER("gone"), O_RDWR);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, unlink(UPPER("gone")));
+	EXPECT_EQ(-1, access(UPPER("gone"), F_OK));
+	EXPECT_EQ(-1, access(LOWER("gone"), F_OK));
+	ASSERT_EQ(4, pwrite(fd, "ABCD", 4, 0));
+	ASSERT_EQ((ssize_t)strlen(text), pread(fd, back, sizeof(back), 0));
+	EXPECT_EQ(0, memcmp("ABCD", back, 4));
+	EXPECT_EQ(0, memcmp(text + 4, back + 4, strlen(text) - 4));
+	ASSERT_EQ(0, close(fd));
+	/* The name is free again. */
+	ASSERT_EQ(0, fist_write_file(UPPER("gone"), "new", 3));
+	EXPECT_TRUE(same_content(UPPER("gone"), "new", 3));
+}
+
+TEST_F(stack, chmod_chown_utimes_reach_the_lower_inode)
+{
+	struct timeval tv[2] = { { 1000000, 0 }, { 2000000, 0 } };
+	struct stat st, up;
+
+	ASSERT_EQ(0, fist_write_file(UPPER("attr"), "a", 1));
+	ASSERT_EQ(0, chmod(UPPER("attr"), 0604));
+	ASSERT_EQ(0, chown(UPPER("attr"), 1000, 1001));
+	ASSERT_EQ(0, utimes(UPPER("attr"), tv));
+	ASSERT_EQ(0, stat(LOWER("attr"), &st));
+	EXPECT_EQ(0604, st.st_mode & 07777);
+	EXPECT_EQ(1000, st.st_uid);
+	EXPECT_EQ(1001, st.st_gid);
+	EXPECT_EQ(1000000, st.st_atime);
+	EXPECT_EQ(2000000, st.st_mtime);
+	ASSERT_EQ(0, stat(UPPER("attr"), &up));
+	EXPECT_EQ(st.st_mode, up.st_mode);
+	EXPECT_EQ(st.st_uid, up.st_uid);
+	EXPECT_EQ(st.st_mtime, up.st_mtime);
+	EXPECT_EQ(st.st_ino, up.st_ino);
+}
+
+TEST_F(stack, statfs_reports_the_lower_file_system)
+{
+	struct statfs up, low;
+
+	ASSERT_EQ(0, statfs(self->mnt, &up));
+	ASSERT_EQ(0, statfs(self->lower, &low));
+	EXPECT_EQ(low.f_blocks, up.f_blocks);
+	EXPECT_EQ(low.f_bsize, up.f_bsize);
+	EXPECT_NE(low.f_type, up.f_type);
+}
+
+TEST_F(stack, xattrs_pass_through)
+{
+	char buf[64];
+	ssize_t n;
+
+	ASSERT_EQ(0, fist_write_file(UPPER("x"), "x", 1));
+	ASSERT_EQ(0, setxattr(UPPER("x"), "user.colour", "blue", 4, 0));
+	n = getxattr(LOWER("x"), "user.colour", buf, sizeof(buf));
+	ASSERT_EQ(4, n);
+	EXPECT_EQ(0, memcmp(buf, "blue", 4));
+	ASSERT_EQ(0, setxattr(LOWER("x"), "user.size", "big", 3, 0));
+	n = getxattr(UPPER("x"), "user.size", buf, sizeof(buf));
+	ASSERT_EQ(3, n);
+	n = listxattr(UPPER("x"), buf, sizeof(buf));
+	EXPECT_EQ(strlen("user.colour") + strlen("user.size") + 2, (size_t)n);
+	ASSERT_EQ(0, removexattr(UPPER("x"), "user.colour"));
+	EXPECT_EQ(-1, getxattr(LOWER("x"), "user.colour", buf, sizeof(buf)));
+	EXPECT_EQ(ENODATA, errno);
+	EXPECT_EQ(-1, setxattr(UPPER("x"), "user.size", "x", 1, XATTR_CREATE));
+	EXPECT_EQ(EEXIST, errno);
+}
+
+TEST_F(stack, posix_locks_between_processes)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_len = 10 };
+	int fd, status;
+	pid_t pid;
+
+	ASSERT_EQ(0, fist_write_file(UPPER("lock"), text, strlen(text)));
+	fd = open(UPPER("lock"), O_RDWR);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, fcntl(fd, F_SETLK, &fl));
+	ASSERT_EQ(0, flock(fd, LOCK_EX));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		int fd2 = open(UPPER("lock"), O_RDWR);
+
+		if (fd2 < 0)
+			_exit(1);
+		if (fcntl(fd2, F_SETLK, &fl) == 0 || errno != EAGAIN)
+			_exit(2);
+		if (flock(fd2, LOCK_EX | LOCK_NB) == 0 || errno != EWOULDBLOCK)
+			_exit(3);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	close(fd);
+}
+
+TEST_F(stack, o_direct_as_the_lower_allows)
+{
+	void *buf;
+	int fd;
+
+	ASSERT_EQ(0, posix_memalign(&buf, 4096, 4096));
+	memset(buf, 'q', 4096);
+	fd = open(UPPER("direct"), O_RDWR | O_CREAT | O_DIRECT, 0644);
+	if (variant->fs->data) {
+		/* The upper page cache holds the decoded data: no O_DIRECT. */
+		EXPECT_EQ(-1, fd);
+		EXPECT_EQ(EINVAL, errno);
+		free(buf);
+		return;
+	}
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(4096, pwrite(fd, buf, 4096, 0));
+	close(fd);
+	EXPECT_TRUE(same_content(LOWER("direct"), buf, 4096));
+	free(buf);
+}
+
+TEST_F(stack, changes_in_the_lower_directory_are_seen)
+{
+	char enc[sizeof(text)];
+	struct stat st;
+
+	EXPECT_EQ(-1, stat(UPPER("later"), &st));
+	EXPECT_EQ(ENOENT, errno);
+	memcpy(enc, text, sizeof(text));
+	fist_encode_data(variant->fs, enc, strlen(text));
+	ASSERT_EQ(0, fist_write_file(LOWER("later"), enc, strlen(text)));
+	EXPECT_EQ(0, stat(UPPER("later"), &st));
+	EXPECT_TRUE(same_content(UPPER("later"), text, strlen(text)));
+	ASSERT_EQ(0, unlink(LOWER("later")));
+	EXPECT_EQ(-1, stat(UPPER("later"), &st));
+	EXPECT_EQ(ENOENT, errno);
+	ASSERT_EQ(0, mkdir(LOWER("sub"), 0755));
+	ASSERT_EQ(0, fist_write_file(LOWER("moved"), "", 0));
+	ASSERT_EQ(0, stat(UPPER("moved"), &st));
+	ASSERT_EQ(0, rename(LOWER("moved"), LOWER("sub/moved")));
+	EXPECT_EQ(-1, stat(UPPER("moved"), &st));
+	EXPECT_EQ(0, stat(UPPER("sub/moved"), &st));
+}
+
+TEST_F(stack, umount_refused_while_busy)
+{
+	int fd;
+
+	fd = open(UPPER("busy"), O_RDWR | O_CREAT, 0644);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-1, umount(self->mnt));
+	EXPECT_EQ(EBUSY, errno);
+	close(fd);
+	EXPECT_EQ(0, umount(self->mnt));
+}
+
+TEST_HARNESS_MAIN
