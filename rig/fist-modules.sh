@@ -1,5 +1,5 @@
 #!/bin/sh
-# Generate the stackable file systems a test group names (group.conf "fist=NAME...", tools/fistgen/examples/NAME.fist) and build them against one kernel variant.
+# Generate the stackable file systems a test group names (group.conf "fist=NAME...", tools/fistgen/examples/NAME.fist), check them with checkpatch --strict and build them with W=1 against one kernel variant.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -30,6 +30,13 @@ for dir in "$@"; do
 			--exclude='.*' --exclude='*.mod*' --exclude='Module.symvers' \
 			--exclude='modules.order' "$gen/$n.new/" "$m/"
 		rm -rf "$gen/$n.new"
+		# Code a file system maintainer reads: checkpatch --strict clean,
+		# and (below) no warning with W=1.
+		files=$(cd "$m" && ls ./*.c ./*.h | grep -v '\.mod\.c$')
+		# shellcheck disable=SC2086
+		report=$(cd "$m" && perl "$RIG_TREE/scripts/checkpatch.pl" --root="$RIG_TREE" \
+			--strict --terse --no-summary -f $files 2>&1) || :
+		[ -z "$report" ] || die "checkpatch --strict on $n's generated code: $report"
 		make -C "$RIG_TREE" O="$out" LOCALVERSION= CC="ccache gcc" M="$m" \
 			KBUILD_MODPOST_WARN= W=1 KCFLAGS=-Werror modules
 		cp "$m/$n.ko" "$ko/"

@@ -1036,15 +1036,16 @@ static void emit_generated(struct buf *out, const char *what, const char *indent
 		buf_str(out, fist.pervfs.s);
 	} else if (!strcmp(what, "mntflag-enum")) {
 		for (int i = 0; i < fist.nmntflags; i++)
-			buf_printf(out, "%sOpt_%s,\n", indent, fist.mntflags[i]);
+			buf_printf(out, "%s%s_OPT_%s,\n", indent, up,
+				   upper(fist.mntflags[i]));
 	} else if (!strcmp(what, "mntflag-spec")) {
 		for (int i = 0; i < fist.nmntflags; i++)
-			buf_printf(out, "%sfsparam_flag(\"%s\", Opt_%s),\n", indent,
-				   fist.mntflags[i], fist.mntflags[i]);
+			buf_printf(out, "%sfsparam_flag(\"%s\", %s_OPT_%s),\n", indent,
+				   fist.mntflags[i], up, upper(fist.mntflags[i]));
 	} else if (!strcmp(what, "mntflag-set")) {
 		for (int i = 0; i < fist.nmntflags; i++)
-			buf_printf(out, "%scase Opt_%s:\n%s\tpervfs->%s = true;\n%s\tbreak;\n",
-				   indent, fist.mntflags[i], indent,
+			buf_printf(out, "%scase %s_OPT_%s:\n%s\tpervfs->%s = true;\n%s\tbreak;\n",
+				   indent, up, upper(fist.mntflags[i]), indent,
 				   fist.mntflags[i], indent);
 	} else if (!strcmp(what, "ioctl-cases")) {
 		for (int i = 0; i < fist.nioctls; i++) {
@@ -1080,6 +1081,74 @@ static void emit_generated(struct buf *out, const char *what, const char *indent
 	free(up);
 }
 
+/*
+ * Continuation lines stay aligned with their open parenthesis when "@fs@"
+ * becomes a longer or shorter name: the template is written for a
+ * four-letter name.  @depth and @shifts carry the open parentheses (and
+ * the shift of the lines inside each) from line to line, @in_comment a
+ * comment; @l is re-indented in place if it continues an open one.
+ */
+struct align {
+	int depth;
+	int shifts[64];
+	bool in_comment;
+};
+
+static char *realign(struct align *a, const char *l)
+{
+	int delta = (int)strlen(fist.fs) - 4, shift = 0, width = 0, names = 0;
+	struct buf b = { 0 };
+	const char *p = l;
+	bool in_string = false;
+
+	if (a->depth > 0 && !a->in_comment) {
+		shift = a->shifts[a->depth - 1];
+		for (; *p == '\t' || *p == ' '; p++)
+			width = *p == '\t' ? (width / 8 + 1) * 8 : width + 1;
+		if (*p && shift) {
+			width += shift;
+			for (int i = 0; i < width / 8; i++)
+				buf_str(&b, "\t");
+			for (int i = 0; i < width % 8; i++)
+				buf_str(&b, " ");
+			l = p;
+		}
+	}
+	buf_str(&b, l);
+
+	for (p = l; *p; p++) {
+		if (a->in_comment) {
+			if (p[0] == '*' && p[1] == '/') {
+				a->in_comment = false;
+				p++;
+			}
+			continue;
+		}
+		if (in_string) {
+			if (*p == '\\' && p[1])
+				p++;
+			else if (*p == '"')
+				in_string = false;
+			continue;
+		}
+		if (p[0] == '/' && p[1] == '*') {
+			a->in_comment = true;
+			p++;
+		} else if (p[0] == '/' && p[1] == '/') {
+			break;
+		} else if (*p == '"') {
+			in_string = true;
+		} else if (!strncmp(p, "@fs@", 4) || !strncmp(p, "@FS@", 4)) {
+			names++;
+		} else if (*p == '(' && a->depth < 64) {
+			a->shifts[a->depth++] = shift + names * delta;
+		} else if (*p == ')' && a->depth > 0) {
+			a->depth--;
+		}
+	}
+	return b.s;
+}
+
 /* Fills template @name in, into @out. */
 static void fill(const char *name, struct buf *out)
 {
@@ -1087,6 +1156,7 @@ static void fill(const char *name, struct buf *out)
 	bool stack[16], skipping;
 	int depth = 0, call_idx = -1;
 	bool in_call = false, replace_call = false;
+	struct align align = { 0 };
 
 	snprintf(path, sizeof(path), "%s/%s", templates, name);
 	text = read_file(path, NULL);
@@ -1151,7 +1221,10 @@ static void fill(const char *name, struct buf *out)
 			}
 			free(d);
 		} else if (!skipping && !(in_call && replace_call)) {
-			char *s = subst_names(l);
+			char *r = realign(&align, l);
+			char *s = subst_names(r);
+
+			free(r);
 
 			buf_str(out, s);
 			buf_str(out, "\n");
