@@ -632,6 +632,17 @@ static int @fs@_do_setattr(struct mnt_idmap *idmap, struct dentry *dentry,
 	if (err)
 		return err;
 	@fs@_lower_iattr(idmap, inode, ia, &lower_ia);
+/*@if data@*/
+	/*
+	 * Dirty pages past the new size must not extend it again.  Before
+	 * mnt_want_write(): writeback's writes take the lower sb_writers.
+	 */
+	if (ia->ia_valid & ATTR_SIZE) {
+		err = filemap_write_and_wait(inode->i_mapping);
+		if (err)
+			return err;
+	}
+/*@endif@*/
 	err = mnt_want_write(mnt);
 	if (err)
 		return err;
@@ -639,12 +650,6 @@ static int @fs@_do_setattr(struct mnt_idmap *idmap, struct dentry *dentry,
 		err = get_write_access(lower_inode);
 		if (err)
 			goto out_write;
-/*@if data@*/
-		/* Dirty pages past the new size must not extend it again. */
-		err = filemap_write_and_wait(inode->i_mapping);
-		if (err)
-			goto out_access;
-/*@endif@*/
 	}
 	old = @fs@_override_creds(inode->i_sb);
 	inode_lock(lower_inode);
@@ -655,9 +660,6 @@ static int @fs@_do_setattr(struct mnt_idmap *idmap, struct dentry *dentry,
 	if (!err && (ia->ia_valid & ATTR_SIZE))
 		truncate_setsize(inode, lower_ia.ia_size);
 	@fs@_copy_attr(inode);
-/*@if data@*/
-out_access:
-/*@endif@*/
 	if (ia->ia_valid & ATTR_SIZE)
 		put_write_access(lower_inode);
 out_write:
