@@ -67,22 +67,23 @@ $(2)_targets += $$(patsubst $(1)/bench/%.c,$(OUT)/bench/$(2)/%,$$(wildcard $(1)/
 ifeq ($(shell grep -qsx 'ext4-image=yes' $(1)/group.conf && echo yes),yes)
 $(2)_targets += $(OUT)/tests/$(2)/ext4.img
 endif
+$(2)_hdr := $(wildcard $(1)/*.h)
 ifneq ($(shell grep -s '^fist=' $(1)/group.conf),)
 $(2)_targets += $(OUT)/tests/$(2)/fist/stamp
+$(2)_hdr += $(OUT)/tests/$(2)/fist/stamp
+$(2)_cflags := -I$(OUT)/tests/$(2)/fist/gen
 endif
 ifneq ($(wildcard $(1)/demo.sh),)
 $(2)_targets += $(OUT)/tests/$(2)/demo.sh
 endif
 
-$(2)_hdr := $(wildcard $(1)/*.h)
-
 $(OUT)/tests/$(2)/%: $(1)/%.c $$(DEPS) $$($(2)_hdr)
 	@mkdir -p $$(@D)
-	$$(CC) $$(CFLAGS) $$(LDFLAGS) -o $$@ $$< $$(LIBSRC)
+	$$(CC) $$(CFLAGS) $$($(2)_cflags) $$(LDFLAGS) -o $$@ $$< $$(LIBSRC)
 
 $(OUT)/tests/$(2)/%-m32: $(1)/%.c $$(DEPS) $$($(2)_hdr)
 	@mkdir -p $$(@D)
-	$$(CC) $$(CFLAGS) $$(CFLAGS_M32) $$(LDFLAGS) -o $$@ $$< $$(LIBSRC)
+	$$(CC) $$(CFLAGS) $$($(2)_cflags) $$(CFLAGS_M32) $$(LDFLAGS) -o $$@ $$< $$(LIBSRC)
 
 # bench/*.c: make bench's programs, in $(OUT)/bench/GROUP, not in the list.
 $(OUT)/bench/$(2)/%: $(1)/bench/%.c $$(DEPS) $$($(2)_hdr)
@@ -96,13 +97,23 @@ $(OUT)/tests/$(2)/ext4.img: $(1)/group.conf
 	PATH="$$$$PATH:/usr/sbin:/sbin" mkfs.ext4 -q -F -b 1024 -E root_owner=0:0 $$@ 8M
 
 # fistgen's templates and examples, and the group's malformed
-# descriptions (bad/*.fist), for the generator's tests in the guest.
-$(OUT)/tests/$(2)/fist/stamp: $(wildcard $(TOP)/tools/fistgen/templates/* \
+# descriptions (bad/*.fist), for the generator's tests in the guest; and
+# in fist/gen/NAME, each example generated on the host, for the tests to
+# include its uapi header (NAME/NAME_ioctl.h).
+$(OUT)/tests/$(2)/fist/stamp: $(TOP)/tools/fistgen/fistgen.c \
+		$(wildcard $(TOP)/tools/fistgen/templates/* \
 		$(TOP)/tools/fistgen/examples/*.fist $(1)/bad/*.fist)
 	rm -rf $$(@D)
-	mkdir -p $$(@D)/bad
+	mkdir -p $$(@D)/bad $$(@D)/gen
 	cp -r $(TOP)/tools/fistgen/templates $(TOP)/tools/fistgen/examples $$(@D)/
 	cp $(1)/bad/*.fist $$(@D)/bad/
+	$$(CC) -O2 -Wall -Werror -D_GNU_SOURCE -o $$(@D)/gen/fistgen $$<
+	for f in $(TOP)/tools/fistgen/examples/*.fist; do \
+		n=$$$$(basename $$$$f .fist); \
+		$$(@D)/gen/fistgen -t $(TOP)/tools/fistgen/templates \
+			-o $$(@D)/gen/$$$$n $$$$f || exit 1; \
+	done
+	rm $$(@D)/gen/fistgen
 	touch $$@
 
 $(OUT)/tests/$(2)/demo.sh: $(1)/demo.sh

@@ -107,6 +107,12 @@ static inline int fist_setup(const struct fist_fs *fs, bool ext4,
 
 static inline void fist_teardown(const char *lower, const char *mnt)
 {
+	char idmapped[80];
+
+	/* users.c's idmapped mount of @mnt, if an assertion left it. */
+	snprintf(idmapped, sizeof(idmapped), "%s-idmapped", mnt);
+	umount2(idmapped, MNT_DETACH);
+	rmdir(idmapped);
 	umount2(mnt, MNT_DETACH);
 	umount2(lower, MNT_DETACH);
 	rmdir(mnt);

@@ -184,8 +184,10 @@ static int @fs@_fill_super(struct super_block *sb, struct fs_context *fc)
 	if (!fc->source)
 		return invalf(fc, "@fs@: no lower directory given");
 	err = kern_path(fc->source, LOOKUP_FOLLOW | LOOKUP_DIRECTORY, &lower);
-	if (err)
-		return invalfc(fc, "%s: lookup failed: %d", fc->source, err);
+	if (err) {
+		errorfc(fc, "%s: lookup failed: %d", fc->source, err);
+		return err;
+	}
 	lower_sb = lower.dentry->d_sb;
 	if (lower_sb->s_stack_depth >= FILESYSTEM_MAX_STACK_DEPTH) {
 		path_put(&lower);

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Mounting and the module's life: mount errors, the stacking depth limit,
+ * rmmod refused while mounted and clean after umount; countfs.fist's
+ * per-mount counters, mount flag and ioctl (its uapi header is the one
+ * fistgen generated).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "fist_test.h"
+#include "countfs/countfs_ioctl.h"
+
+#define LOWER_DIR FIST_DIR "/mod-lower"
+#define MNT FIST_DIR "/mod-mnt"
+#define MNT2 FIST_DIR "/mod-mnt2"
+#define MNT3 FIST_DIR "/mod-mnt3"
+
+FIXTURE(mod) {
+};
+
+FIXTURE_SETUP(mod)
+{
+	mkdir(FIST_DIR, 0755);
+	mkdir(LOWER_DIR, 0755);
+	mkdir(MNT, 0755);
+	mkdir(MNT2, 0755);
+	mkdir(MNT3, 0755);
+	ASSERT_EQ(0, mount("tmpfs", LOWER_DIR, "tmpfs", 0, NULL));
+	ASSERT_EQ(0, fist_load(&fist_wrapfs));
+	ASSERT_EQ(0, fist_load(&fist_countfs));
+}
+
+FIXTURE_TEARDOWN(mod)
+{
+	umount2(MNT3, MNT_DETACH);
+	umount2(MNT2, MNT_DETACH);
+	umount2(MNT, MNT_DETACH);
+	umount2(LOWER_DIR, MNT_DETACH);
+}
+
+TEST_F(mod, mount_errors_name_the_cause)
+{
+	EXPECT_EQ(-1, mount(FIST_DIR "/missing", MNT, "wrapfs", 0, NULL));
+	EXPECT_EQ(ENOENT, errno);
+	ASSERT_EQ(0, fist_write_file(LOWER_DIR "/file", "", 0));
+	EXPECT_EQ(-1, mount(LOWER_DIR "/file", MNT, "wrapfs", 0, NULL));
+	EXPECT_EQ(ENOTDIR, errno);
+	EXPECT_EQ(-1, mount(LOWER_DIR, MNT, "wrapfs", 0, "colour=blue"));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, mount(LOWER_DIR, MNT, "countfs", 0, "nocount=3"));
+	EXPECT_EQ(EINVAL, errno);
+}
+
+TEST_F(mod, stacking_stops_at_the_kernels_depth_limit)
+{
+	ASSERT_EQ(0, mount(LOWER_DIR, MNT, "wrapfs", 0, NULL));
+	ASSERT_EQ(0, mount(MNT, MNT2, "countfs", 0, NULL));
+	ASSERT_EQ(0, fist_write_file(MNT2 "/two", "2", 1));
+	EXPECT_EQ(0, access(LOWER_DIR "/two", F_OK));
+	/* FILESYSTEM_MAX_STACK_DEPTH is 2. */
+	EXPECT_EQ(-1, mount(MNT2, MNT3, "wrapfs", 0, NULL));
+	EXPECT_EQ(EINVAL, errno);
+}
+
+TEST_F(mod, rmmod_waits_for_umount)
+{
+	struct stat st;
+
+	ASSERT_EQ(0, mount(LOWER_DIR, MNT, "wrapfs", 0, NULL));
+	ASSERT_EQ(0, fist_write_file(MNT "/f", "f", 1));
+	EXPECT_EQ(-1, unload_module("wrapfs"));
+	EXPECT_EQ(EWOULDBLOCK, errno);
+	ASSERT_EQ(0, umount(MNT));
+	EXPECT_EQ(0, unload_module("wrapfs"));
+	EXPECT_EQ(-1, stat("/sys/module/wrapfs", &st));
+	EXPECT_EQ(-1, mount(LOWER_DIR, MNT, "wrapfs", 0, NULL));
+	EXPECT_EQ(ENODEV, errno);
+	ASSERT_EQ(0, fist_load(&fist_wrapfs));
+	ASSERT_EQ(0, mount(LOWER_DIR, MNT, "wrapfs", 0, NULL));
+	EXPECT_EQ(0, access(MNT "/f", F_OK));
+}
+
+static int stats(const char *dir, struct countfs_stats *st)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY), ret;
+
+	if (fd < 0)
+		return -errno;
+	memset(st, 0xa5, sizeof(*st));
+	ret = ioctl(fd, COUNTFS_IOC_STATS, st) ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+TEST_F(mod, countfs_counts_each_mount_apart)
+{
+	struct countfs_stats a, b, c;
+	struct stat st;
+	int fd;
+
+	ASSERT_EQ(0, mount(LOWER_DIR, MNT, "countfs", 0, NULL));
+	ASSERT_EQ(0, mount(LOWER_DIR, MNT2, "countfs", 0, "nocount"));
+	ASSERT_EQ(0, stats(MNT, &a));
+	EXPECT_EQ(1, a.counting);
+	EXPECT_EQ(0, a.pad);
+	ASSERT_EQ(0, fist_write_file(MNT "/x", "x", 1));
+	EXPECT_EQ(0, stat(MNT "/x", &st));
+	EXPECT_EQ(-1, stat(MNT "/nothing", &st));
+	EXPECT_EQ(-1, link(MNT "/x", MNT "/y"));
+	EXPECT_EQ(EPERM, errno);
+	ASSERT_EQ(0, stats(MNT, &b));
+	/* lookup, create, open, write, getattr, link at least. */
+	EXPECT_LE(a.ops + 6, b.ops);
+	EXPECT_LE(a.lookups + 1, b.lookups);
+	EXPECT_EQ(a.refused + 1, b.refused);
+
+	ASSERT_EQ(0, fist_write_file(MNT2 "/z", "z", 1));
+	EXPECT_EQ(-1, link(MNT2 "/z", MNT2 "/w"));
+	ASSERT_EQ(0, stats(MNT2, &c));
+	EXPECT_EQ(0, c.counting);
+	EXPECT_EQ(0, c.ops);
+	EXPECT_EQ(0, c.lookups);
+	EXPECT_EQ(1, c.refused);
+	/* The other mount did not count these. */
+	ASSERT_EQ(0, stats(MNT, &a));
+	EXPECT_EQ(b.refused, a.refused);
+
+	fd = open(MNT, O_RDONLY | O_DIRECTORY);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-1, ioctl(fd, COUNTFS_IOC_STATS, (void *)16));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(-1, ioctl(fd, _IOWR(COUNTFS_IOC_MAGIC, 99, struct countfs_stats), &a));
+	EXPECT_EQ(ENOTTY, errno);
+	close(fd);
+}
+
+TEST_HARNESS_MAIN
