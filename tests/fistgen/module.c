@@ -79,7 +79,12 @@ TEST_F(mod, rmmod_waits_for_umount)
 	EXPECT_EQ(-1, unload_module("wrapfs"));
 	EXPECT_EQ(EWOULDBLOCK, errno);
 	ASSERT_EQ(0, umount(MNT));
-	EXPECT_EQ(0, unload_module("wrapfs"));
+	/*
+	 * A mount the last test detached may still be on its way out (a
+	 * lower mount a stacked one held is put from a workqueue when the
+	 * task that put the upper one was exiting): wait a little for it.
+	 */
+	EXPECT_EQ(0, unload_module_wait("wrapfs", 5000));
 	EXPECT_EQ(-1, stat("/sys/module/wrapfs", &st));
 	EXPECT_EQ(-1, mount(LOWER_DIR, MNT, "wrapfs", 0, NULL));
 	EXPECT_EQ(ENODEV, errno);

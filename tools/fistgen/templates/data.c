@@ -144,11 +144,22 @@ static int @fs@_writepages(struct address_space *mapping,
 	if (!buf)
 		return -ENOMEM;
 	while ((folio = writeback_iter(mapping, wbc, folio, &err))) {
-		folio_start_writeback(folio);
-		folio_unlock(folio);
+		/* Locked while it is copied and written: no write() meanwhile. */
 		err = @fs@_write_folio(folio, buf);
+		/*
+		 * Out of memory below: the page stays dirty for a later try,
+		 * and this one (an fsync) fails.  Other errors are the
+		 * file's, reported once, as any file system's are.
+		 */
+		if (err == -ENOMEM || err == -EAGAIN) {
+			folio_redirty_for_writepage(wbc, folio);
+			folio_unlock(folio);
+			continue;
+		}
 		if (err)
 			mapping_set_error(mapping, err);
+		folio_start_writeback(folio);
+		folio_unlock(folio);
 		folio_end_writeback(folio);
 	}
 	kfree(buf);

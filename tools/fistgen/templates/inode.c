@@ -288,8 +288,14 @@ static int @fs@_do_create(struct mnt_idmap *idmap, struct inode *dir,
 				rdev);
 		break;
 	}
-	if (!err)
+	if (!err) {
 		err = @fs@_interpose(dentry, lower);
+		/* No upper inode: the lower object goes, the create failed. */
+		if (err && d_is_dir(lower))
+			vfs_rmdir(lower_idmap, d_inode(lower_dir), lower);
+		else if (err && d_really_is_positive(lower))
+			vfs_unlink(lower_idmap, d_inode(lower_dir), lower, NULL);
+	}
 	@fs@_copy_attr(dir);
 	inode_unlock(d_inode(lower_dir));
 out_write:
