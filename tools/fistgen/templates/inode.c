@@ -19,6 +19,28 @@
 
 #include "@fs@.h"
 
+/*@if !name@*/
+/*
+ * Is @lower's name @name?  A rename below may change it meanwhile: as in
+ * dentry_cmp(), the name is read once, under RCU, which keeps it until we
+ * are done; it ends with a NUL, at which a shorter one stops us.
+ */
+static bool @fs@_same_name(const struct dentry *lower, const struct qstr *name)
+{
+	const unsigned char *s;
+	bool same = true;
+	u32 i;
+
+	rcu_read_lock();
+	s = READ_ONCE(lower->d_name.name);
+	for (i = 0; same && i < name->len; i++)
+		same = s[i] == name->name[i];
+	same = same && s[name->len] == '\0';
+	rcu_read_unlock();
+	return same;
+}
+
+/*@endif@*/
 static int @fs@_d_revalidate(struct dentry *dentry, unsigned int flags)
 {
 	struct dentry *lower = @fs@_lower_dentry(dentry);
@@ -36,8 +58,7 @@ static int @fs@_d_revalidate(struct dentry *dentry, unsigned int flags)
 		    !d_really_is_negative(lower))
 		return 0;
 /*@if !name@*/
-	if (lower->d_name.len != dentry->d_name.len ||
-	    memcmp(lower->d_name.name, dentry->d_name.name, dentry->d_name.len))
+	if (!@fs@_same_name(lower, &dentry->d_name))
 		return 0;
 /*@endif@*/
 	if (!(lower->d_flags & DCACHE_OP_REVALIDATE))
