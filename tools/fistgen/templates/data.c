@@ -13,7 +13,10 @@
  */
 
 #include <linux/file.h>
+#include <linux/bvec.h>
 #include <linux/highmem.h>
+#include <linux/mm.h>
+#include <linux/uio.h>
 #include <linux/pagemap.h>
 #include <linux/slab.h>
 #include <linux/writeback.h>
@@ -50,38 +53,56 @@ out:
 	return err;
 }
 
-/* Reads and decodes the page of @folio; past the lower end it is zeroes. */
-static int @fs@_fill_folio(struct file *lower_file, struct folio *folio)
+/* Pages moved by one lower read or write: 128 KiB. */
+#define @FS@_BATCH 32
+
+/*
+ * Reads @nr folios, consecutive in the file from @folios[0], straight into
+ * the page cache with one lower read, and decodes them in place: nobody
+ * sees them before they are marked uptodate.  Past the lower end they are
+ * zeroes.
+ */
+static int @fs@_fill_folios(struct file *lower_file, struct folio **folios,
+			    unsigned int nr)
 {
-	loff_t pos = folio_pos(folio);
-	size_t done = 0, len = folio_size(folio);
+	struct bio_vec bv[@FS@_BATCH];
+	loff_t pos = folio_pos(folios[0]);
+	size_t len = 0, done;
+	struct iov_iter iter;
 	const struct cred *old;
-	u8 *data;
-	int err = 0;
+	ssize_t n = 0;
+	unsigned int i;
 
 	if (!lower_file)
 		return -EIO;
-	data = kmap_local_folio(folio, 0);
-	old = @fs@_override_creds(folio->mapping->host->i_sb);
-	while (done < len) {
-		ssize_t n = kernel_read(lower_file, data + done, len - done,
-					&pos);
-
-		if (n < 0) {
-			err = n;
+	for (i = 0; i < nr; i++) {
+		bvec_set_folio(&bv[i], folios[i], folio_size(folios[i]), 0);
+		len += folio_size(folios[i]);
+	}
+	iov_iter_bvec(&iter, ITER_DEST, bv, nr, len);
+	old = @fs@_override_creds(folios[0]->mapping->host->i_sb);
+	while (iov_iter_count(&iter)) {
+		n = vfs_iter_read(lower_file, &iter, &pos, 0);
+		if (n <= 0)
 			break;
-		}
-		if (n == 0)
-			break;
-		done += n;
 	}
 	revert_creds(old);
-	if (!err) {
-		decode_data(data, done, folio_pos(folio));
-		memset(data + done, 0, len - done);
+	if (n < 0)
+		return n;
+	done = len - iov_iter_count(&iter);
+	pos = folio_pos(folios[0]);
+	for (i = 0; i < nr; i++) {
+		size_t size = folio_size(folios[i]);
+		size_t valid = done > size ? size : done;
+		u8 *data = kmap_local_folio(folios[i], 0);
+
+		decode_data(data, valid, pos);
+		memset(data + valid, 0, size - valid);
+		kunmap_local(data);
+		done -= valid;
+		pos += size;
 	}
-	kunmap_local(data);
-	return err;
+	return 0;
 }
 
 static int @fs@_read_folio(struct file *file, struct folio *folio)
@@ -89,30 +110,61 @@ static int @fs@_read_folio(struct file *file, struct folio *folio)
 	struct inode *inode = folio->mapping->host;
 	int err;
 
-	err = @fs@_fill_folio(@FS@_I(inode)->lower_file, folio);
+	err = @fs@_fill_folios(@FS@_I(inode)->lower_file, &folio, 1);
 	if (!err)
 		folio_mark_uptodate(folio);
 	folio_unlock(folio);
 	return err;
 }
 
-/*
- * Encodes the part of @folio inside the file, in @buf, and writes it at
- * the same offset in the lower file.
- */
-static int @fs@_write_folio(struct folio *folio, void *buf)
+/* Readahead, @FS@_BATCH pages to a lower read. */
+static void @fs@_readahead(struct readahead_control *rac)
 {
-	struct inode *inode = folio->mapping->host;
-	loff_t pos = folio_pos(folio), size = i_size_read(inode);
+	struct file *lower_file = @FS@_I(rac->mapping->host)->lower_file;
+	struct folio *folios[@FS@_BATCH];
+	unsigned int nr, i;
+	int err;
+
+	do {
+		for (nr = 0; nr < @FS@_BATCH; nr++) {
+			folios[nr] = readahead_folio(rac);
+			if (!folios[nr])
+				break;
+		}
+		if (!nr)
+			break;
+		err = @fs@_fill_folios(lower_file, folios, nr);
+		for (i = 0; i < nr; i++) {
+			if (!err)
+				folio_mark_uptodate(folios[i]);
+			folio_unlock(folios[i]);
+		}
+	} while (nr == @FS@_BATCH);
+}
+
+/*
+ * Writes the encoding of @nr locked folios, consecutive in the file, with
+ * one lower write: each is encoded into @buf, @FS@_BATCH pages long, up to
+ * the end of the file.
+ */
+static int @fs@_write_folios(struct folio **folios, unsigned int nr, u8 *buf)
+{
+	struct inode *inode = folios[0]->mapping->host;
+	loff_t pos = folio_pos(folios[0]), size = i_size_read(inode);
 	struct file *lower_file = @FS@_I(inode)->lower_file;
+	size_t len = 0, done = 0;
 	const struct cred *old;
-	size_t len, done = 0;
+	unsigned int i;
 	int err = 0;
 
-	if (pos >= size)
+	for (i = 0; i < nr && pos + len < size; i++) {
+		size_t n = min_t(loff_t, folio_size(folios[i]), size - pos - len);
+
+		memcpy_from_folio(buf + len, folios[i], 0, n);
+		len += n;
+	}
+	if (!len)
 		return 0;
-	len = min_t(loff_t, folio_size(folio), size - pos);
-	memcpy_from_folio(buf, folio, 0, len);
 	encode_data(buf, len, pos);
 	old = @fs@_override_creds(inode->i_sb);
 	while (done < len) {
@@ -133,36 +185,64 @@ static int @fs@_write_folio(struct folio *folio, void *buf)
 	return err;
 }
 
+/*
+ * Ends the writeback of a batch: out of memory below, the pages stay
+ * dirty for a later try and this one (an fsync) fails; other errors are
+ * the file's, reported once, as any file system's are.
+ */
+static void @fs@_end_batch(struct writeback_control *wbc, struct folio **folios,
+			   unsigned int nr, int err)
+{
+	unsigned int i;
+
+	if (err && err != -ENOMEM && err != -EAGAIN)
+		mapping_set_error(folios[0]->mapping, err);
+	for (i = 0; i < nr; i++) {
+		if (err == -ENOMEM || err == -EAGAIN) {
+			folio_redirty_for_writepage(wbc, folios[i]);
+			folio_unlock(folios[i]);
+			continue;
+		}
+		folio_start_writeback(folios[i]);
+		folio_unlock(folios[i]);
+		folio_end_writeback(folios[i]);
+	}
+}
+
 static int @fs@_writepages(struct address_space *mapping,
 			   struct writeback_control *wbc)
 {
-	struct folio *folio = NULL;
-	int err = 0;
-	void *buf;
+	struct folio *folios[@FS@_BATCH], *folio = NULL;
+	unsigned int nr = 0;
+	int err = 0, ret = 0;
+	u8 *buf;
 
-	buf = kmalloc(PAGE_SIZE, GFP_NOFS);
+	buf = kvmalloc(@FS@_BATCH * PAGE_SIZE, GFP_NOFS);
 	if (!buf)
 		return -ENOMEM;
+	/*
+	 * writeback_iter() hands the dirty folios over locked, in index
+	 * order: they stay locked, no write() meanwhile, until their batch
+	 * (consecutive ones) is written.
+	 */
 	while ((folio = writeback_iter(mapping, wbc, folio, &err))) {
-		/* Locked while it is copied and written: no write() meanwhile. */
-		err = @fs@_write_folio(folio, buf);
-		/*
-		 * Out of memory below: the page stays dirty for a later try,
-		 * and this one (an fsync) fails.  Other errors are the
-		 * file's, reported once, as any file system's are.
-		 */
-		if (err == -ENOMEM || err == -EAGAIN) {
-			folio_redirty_for_writepage(wbc, folio);
-			folio_unlock(folio);
-			continue;
+		if (nr && (nr == @FS@_BATCH ||
+			   folio->index != folios[nr - 1]->index + 1)) {
+			ret = @fs@_write_folios(folios, nr, buf);
+			@fs@_end_batch(wbc, folios, nr, ret);
+			nr = 0;
 		}
-		if (err)
-			mapping_set_error(mapping, err);
-		folio_start_writeback(folio);
-		folio_unlock(folio);
-		folio_end_writeback(folio);
+		folios[nr++] = folio;
+		err = ret;
+		ret = 0;
 	}
-	kfree(buf);
+	if (nr) {
+		ret = @fs@_write_folios(folios, nr, buf);
+		@fs@_end_batch(wbc, folios, nr, ret);
+		if (!err)
+			err = ret;
+	}
+	kvfree(buf);
 	return err;
 }
 
@@ -179,7 +259,8 @@ static int @fs@_write_begin(struct file *file, struct address_space *mapping,
 		return PTR_ERR(folio);
 	/* A partly written page needs the rest of its data first. */
 	if (!folio_test_uptodate(folio) && len != folio_size(folio)) {
-		err = @fs@_fill_folio(@FS@_I(mapping->host)->lower_file, folio);
+		err = @fs@_fill_folios(@FS@_I(mapping->host)->lower_file,
+				       &folio, 1);
 		if (err) {
 			folio_unlock(folio);
 			folio_put(folio);
@@ -217,6 +298,7 @@ out:
 
 const struct address_space_operations @fs@_aops = {
 	.read_folio	= @fs@_read_folio,
+	.readahead	= @fs@_readahead,
 	.writepages	= @fs@_writepages,
 	.write_begin	= @fs@_write_begin,
 	.write_end	= @fs@_write_end,
