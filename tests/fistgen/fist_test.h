@@ -24,15 +24,20 @@
 #define FIST_DIR "/tmp/fist"
 
 /* The file systems the group generates (group.conf fist=). */
+enum fist_filter { FIST_NONE, FIST_ROT13, FIST_CAESAR };
+
 struct fist_fs {
 	const char *name;
-	bool data;	/* filter: data, rot13 */
-	bool names;	/* filter: name, rot13 */
+	bool data;	/* filter: data */
+	bool names;	/* filter: name */
+	enum fist_filter filter;
 };
 
-static const struct fist_fs fist_wrapfs = { "wrapfs", false, false };
-static const struct fist_fs fist_rot13fs = { "rot13fs", true, true };
-static const struct fist_fs fist_countfs = { "countfs", false, false };
+static const struct fist_fs fist_wrapfs = { "wrapfs", false, false, FIST_NONE };
+static const struct fist_fs fist_rot13fs = { "rot13fs", true, true, FIST_ROT13 };
+static const struct fist_fs fist_countfs = { "countfs", false, false, FIST_NONE };
+/* Filters that are not their own inverse and depend on the offset. */
+static const struct fist_fs fist_caesarfs = { "caesarfs", true, true, FIST_CAESAR };
 
 static inline char fist_rot13(char c)
 {
@@ -43,12 +48,32 @@ static inline char fist_rot13(char c)
 	return c;
 }
 
-/* What the lower file holds for @len bytes written through @fs. */
+/* caesarfs.fist's data filter, for the byte at @pos. */
+static inline char fist_caesar_byte(char c, long long pos)
+{
+	unsigned char u = c;
+	int k = 1 + (int)(pos % 254);
+
+	return u ? (char)((u - 1 + k) % 255 + 1) : 0;
+}
+
+/* What the lower file holds for @len bytes written through @fs at 0. */
 static inline void fist_encode_data(const struct fist_fs *fs, char *buf,
 				    size_t len)
 {
 	for (size_t i = 0; fs->data && i < len; i++)
-		buf[i] = fist_rot13(buf[i]);
+		buf[i] = fs->filter == FIST_ROT13 ? fist_rot13(buf[i]) :
+			 fist_caesar_byte(buf[i], i);
+}
+
+/* caesarfs.fist's name filter: letters one place on. */
+static inline char fist_caesar_letter(char c)
+{
+	if (c >= 'a' && c <= 'z')
+		return 'a' + (c - 'a' + 1) % 26;
+	if (c >= 'A' && c <= 'Z')
+		return 'A' + (c - 'A' + 1) % 26;
+	return c;
 }
 
 /* The lower name of @name (one component) under @fs, in a static buffer. */
@@ -61,7 +86,7 @@ static inline const char *fist_lower_name(const struct fist_fs *fs,
 
 	snprintf(b, 256, "%s", name);
 	for (char *p = b; fs->names && *p; p++)
-		*p = fist_rot13(*p);
+		*p = fs->filter == FIST_ROT13 ? fist_rot13(*p) : fist_caesar_letter(*p);
 	return b;
 }
 
@@ -183,6 +208,7 @@ FIXTURE_VARIANT_ADD(fixture, wrapfs_on_ext4) { &fist_wrapfs, true };	\
 FIXTURE_VARIANT_ADD(fixture, rot13fs_on_tmpfs) { &fist_rot13fs, false }; \
 FIXTURE_VARIANT_ADD(fixture, rot13fs_on_ext4) { &fist_rot13fs, true };	\
 FIXTURE_VARIANT_ADD(fixture, countfs_on_tmpfs) { &fist_countfs, false }; \
+FIXTURE_VARIANT_ADD(fixture, caesarfs_on_tmpfs) { &fist_caesarfs, false }; \
 FIXTURE_SETUP(fixture)							\
 {									\
 	int err;							\

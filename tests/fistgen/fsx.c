@@ -2,7 +2,8 @@
 /*
  * An fsx-style run: 10,000 random operations on one file through the
  * stacked mount (writes, truncates, shared mmap writes, reads at random
- * offsets, reopenings), each read checked against an in-memory model of
+ * offsets, reopenings, dropped caches), each read checked against an
+ * in-memory model of
  * the file, and at the end the lower file checked against the model's
  * encoding.  The seed is printed, and each run's is different.
  */
@@ -95,6 +96,15 @@ TEST_F_TIMEOUT(fsx, random_operations_match_a_model, 600)
 			ASSERT_EQ(0, close(fd)) TH_LOG("op %d", op);
 			fd = open(UPPER("fsx"), O_RDWR);
 			ASSERT_LE(0, fd);
+			/*
+			 * And half the time, drop the clean pages: a data
+			 * filter's next reads decode them again, through
+			 * readahead, several pages a lower read.
+			 */
+			if (random() % 2) {
+				ASSERT_EQ(0, fsync(fd));
+				ASSERT_EQ(0, posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED));
+			}
 			break;
 		default: {	/* reads, at random offsets, past the end too */
 			ssize_t want = off >= size ? 0 :

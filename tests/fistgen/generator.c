@@ -119,6 +119,10 @@ static const struct example examples[] = {
 		       "inode.c", "file.c" },
 	  { "data.c", "fist.c" },
 	  "countfs-y := super.o inode.o file.o\n" },
+	{ "caesarfs", { "Kbuild", "caesarfs.h", "super.c", "inode.c", "file.c",
+			"data.c", "fist.c" },
+	  { "caesarfs_ioctl.h" },
+	  "caesarfs-y := super.o inode.o file.o data.o fist.o\n" },
 };
 
 TEST(every_example_generates_a_module_source_tree)
@@ -202,7 +206,27 @@ TEST(every_malformed_description_is_refused_where_it_is_wrong)
 		checked++;
 	}
 	closedir(dir);
-	EXPECT_LE(19, checked);
+	EXPECT_LE(20, checked);
+}
+
+/* A rule's string literals and comments are copied as they are. */
+TEST(variables_in_literals_are_left_alone)
+{
+	static const char fist[] = "%%\n%op:unlink:postcall {\n\t/* $ret of %op */\n"
+		"\tpr_debug(\"%op %sbytes $7 %s\\n\", %op);\n}\n";
+
+	char err[4096], *text;
+	size_t len;
+
+	mkdir(FIST_DIR, 0755);
+	ASSERT_EQ(0, fist_write_file(FIST_DIR "/literal.fist", fist, strlen(fist)));
+	ASSERT_EQ(0, fistgen(FIST_DIR "/literal.fist", OUT "-literal", err,
+			     sizeof(err))) TH_LOG("%s", err);
+	text = fist_read_file(OUT "-literal/inode.c", &len);
+	ASSERT_NE(NULL, text);
+	EXPECT_NE(NULL, strstr(text, "/* $ret of %op */"));
+	EXPECT_NE(NULL, strstr(text, "pr_debug(\"%op %sbytes $7 %s\\n\", \"unlink\");"));
+	free(text);
 }
 
 TEST(usage_errors)

@@ -72,27 +72,28 @@ struct vop {
 	const char *name;
 	const char *args[6];
 	const char *sb;
+	bool call;		/* may a call rule replace the lower call? */
 };
 
 static const struct vop vops[] = {
-	{ "lookup", { "dentry", "dir", "flags" }, "dir->i_sb" },
-	{ "create", { "dentry", "dir", "mode" }, "dir->i_sb" },
-	{ "mkdir", { "dentry", "dir", "mode" }, "dir->i_sb" },
-	{ "mknod", { "dentry", "dir", "mode", "rdev" }, "dir->i_sb" },
-	{ "unlink", { "dentry", "dir" }, "dir->i_sb" },
-	{ "rmdir", { "dentry", "dir" }, "dir->i_sb" },
+	{ "lookup", { "dentry", "dir", "flags" }, "dir->i_sb", false },
+	{ "create", { "dentry", "dir", "mode" }, "dir->i_sb", false },
+	{ "mkdir", { "dentry", "dir", "mode" }, "dir->i_sb", false },
+	{ "mknod", { "dentry", "dir", "mode", "rdev" }, "dir->i_sb", false },
+	{ "unlink", { "dentry", "dir" }, "dir->i_sb", false },
+	{ "rmdir", { "dentry", "dir" }, "dir->i_sb", false },
 	{ "rename", { "old_dentry", "old_dir", "new_dir", "new_dentry", "flags" },
-	  "old_dir->i_sb" },
-	{ "link", { "old_dentry", "dir", "new_dentry" }, "dir->i_sb" },
-	{ "symlink", { "dentry", "dir", "symname" }, "dir->i_sb" },
-	{ "setattr", { "dentry", "ia" }, "dentry->d_sb" },
+	  "old_dir->i_sb", false },
+	{ "link", { "old_dentry", "dir", "new_dentry" }, "dir->i_sb", false },
+	{ "symlink", { "dentry", "dir", "symname" }, "dir->i_sb", false },
+	{ "setattr", { "dentry", "ia" }, "dentry->d_sb", true },
 	{ "getattr", { "path", "stat", "request_mask", "query_flags" },
-	  "path->dentry->d_sb" },
-	{ "open", { "file", "inode" }, "inode->i_sb" },
-	{ "read", { "iocb", "iter" }, "file_inode(iocb->ki_filp)->i_sb" },
-	{ "write", { "iocb", "iter" }, "file_inode(iocb->ki_filp)->i_sb" },
-	{ "readdir", { "file", "ctx" }, "file_inode(file)->i_sb" },
-	{ "ioctl", { "file", "cmd", "arg" }, "file_inode(file)->i_sb" },
+	  "path->dentry->d_sb", true },
+	{ "open", { "file", "inode" }, "inode->i_sb", false },
+	{ "read", { "iocb", "iter" }, "file_inode(iocb->ki_filp)->i_sb", true },
+	{ "write", { "iocb", "iter" }, "file_inode(iocb->ki_filp)->i_sb", true },
+	{ "readdir", { "file", "ctx" }, "file_inode(file)->i_sb", true },
+	{ "ioctl", { "file", "cmd", "arg" }, "file_inode(file)->i_sb", true },
 };
 #define NVOPS (sizeof(vops) / sizeof(vops[0]))
 
@@ -581,7 +582,8 @@ static void check_vars(const char *code, int l, int c, const struct vop *vop,
 
 static void rule(void)
 {
-	int l = line, c = col, wl, wc, vl, vc, idx = NVOPS;
+	int l = line, c = col, wl, wc, vl, vc, bl, bc, idx = NVOPS;
+	bool bad_call;
 	const struct vop *vop = NULL;
 	char *kind, *name, *when, *code;
 	int w;
@@ -637,7 +639,7 @@ static void rule(void)
 			return;
 		}
 		{
-			static const struct vop iovop = { "ioctl", { "file", "(&arg)" }, "" };
+			static const struct vop iovop = { "ioctl", { "file", "(&arg)" }, "", true };
 
 			check_vars(code, wl, wc, &iovop, "an %ioctl rule");
 		}
@@ -671,11 +673,10 @@ static void rule(void)
 		skip_line();
 		return;
 	}
-	if (!vop && w == CALL) {
-		error(wl, wc, "a call rule replaces one operation's call: not 'all'");
-		skip_line();
-		return;
-	}
+	/* Reported after the block, which is skipped whole. */
+	bad_call = w == CALL && (!vop || !vop->call);
+	bl = wl;
+	bc = wc;
 	if (!skip_space())
 		return;
 	if (peek() != '{') {
@@ -688,6 +689,15 @@ static void rule(void)
 	code = c_block();
 	if (!code)
 		return;
+	if (bad_call && !vop) {
+		error(bl, bc, "a call rule replaces one operation's call: not 'all'");
+		return;
+	}
+	if (bad_call) {
+		error(bl, bc, "%s cannot have a call rule: the VFS expects its objects made (call rules: read, write, readdir, getattr, setattr, ioctl)",
+		      vop->name);
+		return;
+	}
 	if (fist.rules[idx][w].code) {
 		error(l, c, "%s:%s already has a rule, at line %d", name,
 		      whens[w], fist.rules[idx][w].line);
@@ -881,36 +891,67 @@ static char *subst_names(const char *s)
 static void emit_code(struct buf *out, const char *code, const char *indent,
 		      const struct vop *vop, const char *sb, const char *opname)
 {
-	const char *const names[] = { "$ret", "%op", "%sb", "%pervfs" };
 	char *text = strdup(code), *p, *t;
 	size_t common = (size_t)-1;
 
-	/* Variables first ($10 before $1: longest numbers first). */
-	for (int i = 5; vop && i >= 0; i--) {
-		char var[8];
+	/*
+	 * The variables, outside string and character literals and
+	 * comments, where check_vars() did not look for them either.
+	 */
+	{
+		struct buf out = { 0 };
 
-		if (!vop->args[i])
-			continue;
-		snprintf(var, sizeof(var), "$%d", i);
-		t = replace(text, var, vop->args[i]);
-		free(text);
-		text = t;
-	}
-	for (int i = 0; i < 4; i++) {
-		struct buf to = { 0 };
+		buf_add(&out, "", 0);
+		for (p = text; *p; ) {
+			size_t n;
 
-		if (i == 0)
-			buf_str(&to, "err");
-		else if (i == 1)
-			buf_printf(&to, "\"%s\"", opname);
-		else if (i == 2)
-			buf_printf(&to, "(%s)", sb);
-		else
-			buf_printf(&to, "@FS@_SB(%s)->pervfs", sb);
-		t = replace(text, names[i], to.s);
+			if (*p == '"' || *p == '\'') {
+				char q = *p;
+
+				for (n = 1; p[n] && p[n] != q; n++)
+					if (p[n] == '\\' && p[n + 1])
+						n++;
+				n += p[n] == q;
+			} else if (p[0] == '/' && p[1] == '/') {
+				n = strcspn(p, "\n");
+			} else if (p[0] == '/' && p[1] == '*') {
+				t = strstr(p + 2, "*/");
+				n = t ? (size_t)(t + 2 - p) : strlen(p);
+			} else if (*p == '$' && isdigit((unsigned char)p[1]) && vop) {
+				int i = atoi(p + 1);
+
+				n = 1 + strspn(p + 1, "0123456789");
+				if (i < 6 && vop->args[i]) {
+					buf_str(&out, vop->args[i]);
+					p += n;
+					continue;
+				}
+			} else if (!strncmp(p, "$ret", 4)) {
+				buf_str(&out, "err");
+				p += 4;
+				continue;
+			} else if (!strncmp(p, "%op", 3) && !isalnum((unsigned char)p[3]) &&
+				   p[3] != '_') {
+				buf_printf(&out, "\"%s\"", opname);
+				p += 3;
+				continue;
+			} else if (!strncmp(p, "%sb", 3) && !isalnum((unsigned char)p[3]) &&
+				   p[3] != '_') {
+				buf_printf(&out, "(%s)", sb);
+				p += 3;
+				continue;
+			} else if (!strncmp(p, "%pervfs", 7)) {
+				buf_printf(&out, "@FS@_SB(%s)->pervfs", sb);
+				p += 7;
+				continue;
+			} else {
+				n = 1;
+			}
+			buf_add(&out, p, n);
+			p += n;
+		}
 		free(text);
-		free(to.s);
-		text = t;
+		text = out.s;
 	}
 	t = subst_names(text);
 	free(text);
@@ -1059,7 +1100,7 @@ static void emit_generated(struct buf *out, const char *what, const char *indent
 	} else if (!strcmp(what, "ioctl-functions")) {
 		for (int i = 0; i < fist.nioctls; i++) {
 			struct ioctl *io = &fist.ioctls[i];
-			static const struct vop iovop = { "ioctl", { "file", "(&arg)" }, "" };
+			static const struct vop iovop = { "ioctl", { "file", "(&arg)" }, "", true };
 
 			buf_printf(out, "/* %%ioctl:%s, %s:%d */\n", io->name,
 				   fist.base, io->rule.line);

@@ -213,11 +213,16 @@ static int @fs@_writepages(struct address_space *mapping,
 			   struct writeback_control *wbc)
 {
 	struct folio *folios[@FS@_BATCH], *folio = NULL;
-	unsigned int nr = 0;
+	unsigned int nr = 0, batch = @FS@_BATCH;
 	int err = 0, ret = 0;
 	u8 *buf;
 
-	buf = kvmalloc(@FS@_BATCH * PAGE_SIZE, GFP_NOFS);
+	/* Short of memory, a page at a time: writeback must go on. */
+	buf = kvmalloc(batch * PAGE_SIZE, GFP_NOFS | __GFP_NOWARN);
+	if (!buf) {
+		batch = 1;
+		buf = kmalloc(PAGE_SIZE, GFP_NOFS);
+	}
 	if (!buf)
 		return -ENOMEM;
 	/*
@@ -226,7 +231,7 @@ static int @fs@_writepages(struct address_space *mapping,
 	 * (consecutive ones) is written.
 	 */
 	while ((folio = writeback_iter(mapping, wbc, folio, &err))) {
-		if (nr && (nr == @FS@_BATCH ||
+		if (nr && (nr == batch ||
 			   folio->index != folios[nr - 1]->index + 1)) {
 			ret = @fs@_write_folios(folios, nr, buf);
 			@fs@_end_batch(wbc, folios, nr, ret);

@@ -279,14 +279,23 @@ static ssize_t @fs@_do_read(struct kiocb *iocb, struct iov_iter *iter)
 				      iocb->ki_flags, &ctx);
 }
 
+/*
+ * The backing helpers remove the upper file's privileges (set-user-ID,
+ * capabilities) with notify_change(), which needs the upper inode locked.
+ */
 static ssize_t @fs@_do_write(struct kiocb *iocb, struct iov_iter *iter)
 {
 	struct file *file = iocb->ki_filp;
+	struct inode *inode = file_inode(file);
 	struct backing_file_ctx ctx;
+	ssize_t ret;
 
 	@fs@_backing_ctx(file, &ctx);
-	return backing_file_write_iter(file->private_data, iter, iocb,
-				       iocb->ki_flags, &ctx);
+	inode_lock(inode);
+	ret = backing_file_write_iter(file->private_data, iter, iocb,
+				      iocb->ki_flags, &ctx);
+	inode_unlock(inode);
+	return ret;
 }
 
 static ssize_t @fs@_splice_read(struct file *in, loff_t *ppos,
@@ -304,11 +313,16 @@ static ssize_t @fs@_splice_write(struct pipe_inode_info *pipe,
 				 struct file *out, loff_t *ppos, size_t len,
 				 unsigned int flags)
 {
+	struct inode *inode = file_inode(out);
 	struct backing_file_ctx ctx;
+	ssize_t ret;
 
 	@fs@_backing_ctx(out, &ctx);
-	return backing_file_splice_write(pipe, out->private_data, ppos, len,
-					 flags, &ctx);
+	inode_lock(inode);
+	ret = backing_file_splice_write(pipe, out->private_data, ppos, len,
+					flags, &ctx);
+	inode_unlock(inode);
+	return ret;
 }
 
 static int @fs@_mmap(struct file *file, struct vm_area_struct *vma)
@@ -335,16 +349,27 @@ static loff_t @fs@_llseek(struct file *file, loff_t offset, int whence)
 	return pos;
 }
 
+/*
+ * Privileges go first, as the caller's: below, the mounter's
+ * CAP_FSETID would keep them.
+ */
 static long @fs@_fallocate(struct file *file, int mode, loff_t offset,
 			   loff_t len)
 {
+	struct inode *inode = file_inode(file);
 	const struct cred *old;
 	long err;
 
-	old = @fs@_override_creds(file_inode(file)->i_sb);
+	inode_lock(inode);
+	err = file_remove_privs(file);
+	if (err)
+		goto out;
+	old = @fs@_override_creds(inode->i_sb);
 	err = vfs_fallocate(file->private_data, mode, offset, len);
 	revert_creds(old);
-	@fs@_copy_attr(file_inode(file));
+	@fs@_copy_attr(inode);
+out:
+	inode_unlock(inode);
 	return err;
 }
 

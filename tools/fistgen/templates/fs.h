@@ -101,6 +101,7 @@ static inline const struct cred *@fs@_override_creds(const struct super_block *s
 /* super.c */
 struct inode *@fs@_iget(struct super_block *sb, struct inode *lower);
 void @fs@_copy_attr(struct inode *inode);
+bool @fs@_attr_stale(const struct inode *inode);
 /*@if debug@*/
 #define @fs@_trace(op) pr_debug("%s\n", op)
 /*@else@*/

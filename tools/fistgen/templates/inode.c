@@ -19,18 +19,32 @@
 
 #include "@fs@.h"
 
-/*@if !name@*/
 /*
- * Is @lower's name @name?  A rename below may change it meanwhile: as in
- * dentry_cmp(), the name is read once, under RCU, which keeps it until we
- * are done; it ends with a NUL, at which a shorter one stops us.
+ * Is @lower's name the lower name of @name?  A rename below may change it
+ * meanwhile: as in dentry_cmp(), the name is read once, under RCU, which
+ * keeps it until we are done; it ends with a NUL, at which a shorter one
+ * stops us.
  */
-static bool @fs@_same_name(const struct dentry *lower, const struct qstr *name)
+static bool @fs@_same_name(const struct dentry *lower, const struct qstr *upper)
 {
+/*@if name@*/
+	char buf[NAME_MAX + 1];
+	struct qstr encoded, *name = &encoded;
+	int len;
+/*@else@*/
+	const struct qstr *name = upper;
+/*@endif@*/
 	const unsigned char *s;
 	bool same = true;
 	u32 i;
 
+/*@if name@*/
+	/* The filters run under RCU here: they must not sleep. */
+	len = encode_filename(upper->name, upper->len, buf, sizeof(buf));
+	if (len <= 0 || len > NAME_MAX)
+		return false;
+	encoded = (struct qstr)QSTR_INIT(buf, len);
+/*@endif@*/
 	rcu_read_lock();
 	s = READ_ONCE(lower->d_name.name);
 	for (i = 0; same && i < name->len; i++)
@@ -40,7 +54,6 @@ static bool @fs@_same_name(const struct dentry *lower, const struct qstr *name)
 	return same;
 }
 
-/*@endif@*/
 static int @fs@_d_revalidate(struct dentry *dentry, unsigned int flags)
 {
 	struct dentry *lower = @fs@_lower_dentry(dentry);
@@ -57,10 +70,8 @@ static int @fs@_d_revalidate(struct dentry *dentry, unsigned int flags)
 	if (inode ? d_inode_rcu(lower) != @fs@_lower_inode(inode) :
 		    !d_really_is_negative(lower))
 		return 0;
-/*@if !name@*/
 	if (!@fs@_same_name(lower, &dentry->d_name))
 		return 0;
-/*@endif@*/
 	if (!(lower->d_flags & DCACHE_OP_REVALIDATE))
 		return 1;
 	if (flags & LOOKUP_RCU)
@@ -653,6 +664,9 @@ static int @fs@_do_setattr(struct mnt_idmap *idmap, struct dentry *dentry,
 	struct vfsmount *mnt = @FS@_SB(inode->i_sb)->lower.mnt;
 	const struct cred *old;
 	struct iattr lower_ia;
+/*@if data@*/
+	loff_t old_size = 0;
+/*@endif@*/
 	int err;
 
 	err = setattr_prepare(idmap, dentry, ia);
@@ -661,18 +675,23 @@ static int @fs@_do_setattr(struct mnt_idmap *idmap, struct dentry *dentry,
 	@fs@_lower_iattr(idmap, inode, ia, &lower_ia);
 /*@if data@*/
 	/*
-	 * Dirty pages past the new size must not extend it again.  Before
-	 * mnt_want_write(): writeback's writes take the lower sb_writers.
+	 * The page cache first, as eCryptfs: written back, then cut to the
+	 * new size, so that no page past it extends the lower file again.
+	 * Before mnt_want_write(): writeback takes folio locks, then the
+	 * lower sb_writers.  If the lower truncate fails, the old size is
+	 * put back: the pages cut had been written below.
 	 */
 	if (ia->ia_valid & ATTR_SIZE) {
+		old_size = i_size_read(inode);
 		err = filemap_write_and_wait(inode->i_mapping);
 		if (err)
 			return err;
+		truncate_setsize(inode, ia->ia_size);
 	}
 /*@endif@*/
 	err = mnt_want_write(mnt);
 	if (err)
-		return err;
+		goto out;
 	if (ia->ia_valid & ATTR_SIZE) {
 		err = get_write_access(lower_inode);
 		if (err)
@@ -684,13 +703,20 @@ static int @fs@_do_setattr(struct mnt_idmap *idmap, struct dentry *dentry,
 			    NULL);
 	inode_unlock(lower_inode);
 	revert_creds(old);
+/*@if !data@*/
 	if (!err && (ia->ia_valid & ATTR_SIZE))
 		truncate_setsize(inode, lower_ia.ia_size);
+/*@endif@*/
 	@fs@_copy_attr(inode);
 	if (ia->ia_valid & ATTR_SIZE)
 		put_write_access(lower_inode);
 out_write:
 	mnt_drop_write(mnt);
+out:
+/*@if data@*/
+	if (err && (ia->ia_valid & ATTR_SIZE))
+		i_size_write(inode, old_size);
+/*@endif@*/
 	return err;
 }
 
@@ -769,6 +795,12 @@ static int @fs@_permission(struct mnt_idmap *idmap, struct inode *inode,
 	const struct cred *old;
 	int err;
 
+	/* A change made below (chmod, chown) counts at once. */
+	if (@fs@_attr_stale(inode)) {
+		if (mask & MAY_NOT_BLOCK)
+			return -ECHILD;
+		@fs@_copy_attr(inode);
+	}
 	err = generic_permission(idmap, inode, mask);
 	if (err)
 		return err;
@@ -783,7 +815,7 @@ static struct posix_acl *@fs@_get_inode_acl(struct inode *inode, int type,
 					    bool rcu)
 {
 	if (rcu)
-		return ERR_PTR(-ECHILD);
+		return get_cached_acl_rcu(@fs@_lower_inode(inode), type);
 	return get_inode_acl(@fs@_lower_inode(inode), type);
 }
 
@@ -816,15 +848,33 @@ static const char *@fs@_get_link(struct dentry *dentry, struct inode *inode,
 /*@endif@*/
 }
 
+/*
+ * The lower file system lists trusted.* names to the mounter: they are
+ * left out for a caller who could not read them.  A size query may then
+ * be more than the list needs, which is allowed.
+ */
 static ssize_t @fs@_listxattr(struct dentry *dentry, char *list, size_t size)
 {
+	bool trusted = capable(CAP_SYS_ADMIN);
 	const struct cred *old;
-	ssize_t ret;
+	ssize_t ret, in, out = 0;
 
 	old = @fs@_override_creds(dentry->d_sb);
 	ret = vfs_listxattr(@fs@_lower_dentry(dentry), list, size);
 	revert_creds(old);
-	return ret;
+	if (ret <= 0 || !size || trusted)
+		return ret;
+	for (in = 0; in < ret; ) {
+		size_t len = strnlen(list + in, ret - in) + 1;
+
+		if (strncmp(list + in, XATTR_TRUSTED_PREFIX,
+			    XATTR_TRUSTED_PREFIX_LEN)) {
+			memmove(list + out, list + in, len);
+			out += len;
+		}
+		in += len;
+	}
+	return out;
 }
 
 static int @fs@_xattr_get(const struct xattr_handler *handler,

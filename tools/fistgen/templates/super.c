@@ -12,6 +12,7 @@
 #include <linux/module.h>
 #include <linux/namei.h>
 #include <linux/pagemap.h>
+#include <linux/posix_acl.h>
 #include <linux/slab.h>
 #include <linux/statfs.h>
 
@@ -52,17 +53,47 @@ static void @fs@_evict_inode(struct inode *inode)
 	iput(info->lower);
 }
 
+/* The inode flags that mean the same above as below. */
+#define @FS@_COPIED_FLAGS (S_SYNC | S_NOATIME | S_APPEND | S_IMMUTABLE)
+
 /*
  * The upper inode mirrors the lower one's attributes.  With a data filter
  * the upper size is the page cache's, ahead of the lower one until
- * writeback: it is copied only when the inode is set up or truncated.
+ * writeback: it is copied only when the inode is set up or truncated; and
+ * while pages are dirty the upper times are the newer ones.
  */
 void @fs@_copy_attr(struct inode *inode)
 {
-	fsstack_copy_attr_all(inode, @fs@_lower_inode(inode));
-/*@if !data@*/
-	fsstack_copy_inode_size(inode, @fs@_lower_inode(inode));
+	struct inode *lower = @fs@_lower_inode(inode);
+
+	inode->i_mode = lower->i_mode;
+	inode->i_uid = lower->i_uid;
+	inode->i_gid = lower->i_gid;
+	set_nlink(inode, lower->i_nlink);
+	inode->i_blkbits = lower->i_blkbits;
+	inode->i_flags = (inode->i_flags & ~@FS@_COPIED_FLAGS) |
+			 (lower->i_flags & @FS@_COPIED_FLAGS);
+/*@if data@*/
+	if (S_ISREG(inode->i_mode) &&
+	    mapping_tagged(inode->i_mapping, PAGECACHE_TAG_DIRTY))
+		return;
 /*@endif@*/
+	inode_set_atime_to_ts(inode, inode_get_atime(lower));
+	inode_set_mtime_to_ts(inode, inode_get_mtime(lower));
+	inode_set_ctime_to_ts(inode, inode_get_ctime(lower));
+/*@if !data@*/
+	fsstack_copy_inode_size(inode, lower);
+/*@endif@*/
+}
+
+/* Whether the attributes a permission check reads differ from below. */
+bool @fs@_attr_stale(const struct inode *inode)
+{
+	const struct inode *lower = @fs@_lower_inode(inode);
+
+	return inode->i_mode != lower->i_mode ||
+	       !uid_eq(inode->i_uid, lower->i_uid) ||
+	       !gid_eq(inode->i_gid, lower->i_gid);
 }
 
 static int @fs@_inode_test(struct inode *inode, void *lower)
@@ -95,6 +126,10 @@ struct inode *@fs@_iget(struct super_block *sb, struct inode *lower)
 	}
 
 	inode->i_ino = lower->i_ino;
+	inode->i_rdev = lower->i_rdev;
+	/* The lower ACL may change below: look it up at each check. */
+	inode->i_acl = ACL_DONT_CACHE;
+	inode->i_default_acl = ACL_DONT_CACHE;
 	switch (lower->i_mode & S_IFMT) {
 	case S_IFDIR:
 		inode->i_op = &@fs@_dir_iops;
@@ -189,6 +224,11 @@ static int @fs@_fill_super(struct super_block *sb, struct fs_context *fc)
 		return err;
 	}
 	lower_sb = lower.dentry->d_sb;
+	/* The upper inodes copy the lower owners as they are on disk. */
+	if (is_idmapped_mnt(lower.mnt)) {
+		path_put(&lower);
+		return invalfc(fc, "%s: an idmapped lower mount", fc->source);
+	}
 	if (lower_sb->s_stack_depth >= FILESYSTEM_MAX_STACK_DEPTH) {
 		path_put(&lower);
 		return invalfc(fc, "%s: stacked too deep", fc->source);
@@ -248,6 +288,16 @@ static int @fs@_get_tree(struct fs_context *fc)
 {
 	return get_tree_nodev(fc, @fs@_fill_super);
 }
+/*@if readonly@*/
+
+/* The description says readonly: a remount cannot make it writable. */
+static int @fs@_reconfigure(struct fs_context *fc)
+{
+	if (!(fc->sb_flags & SB_RDONLY))
+		return invalfc(fc, "@fs@ is read-only by its description");
+	return 0;
+}
+/*@endif@*/
 
 /*@if pervfs@*/
 static void @fs@_free_fc(struct fs_context *fc)
@@ -261,6 +311,9 @@ static const struct fs_context_operations @fs@_context_ops = {
 	.parse_param	= @fs@_parse_param,
 /*@endif@*/
 	.get_tree	= @fs@_get_tree,
+/*@if readonly@*/
+	.reconfigure	= @fs@_reconfigure,
+/*@endif@*/
 /*@if pervfs@*/
 	.free		= @fs@_free_fc,
 /*@endif@*/
