@@ -27,6 +27,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -73,7 +74,7 @@ static void load(const char *name)
 
 	snprintf(path, sizeof(path), "/modules/fistgen/%s.ko", name);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || (syscall(313, fd, "", 0) && errno != EEXIST))
+	if (fd < 0 || (syscall(SYS_finit_module, fd, "", 0) && errno != EEXIST))
 		die(path);
 	close(fd);
 }
