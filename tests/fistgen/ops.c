@@ -606,6 +606,35 @@ TEST_F(stack, umount_refused_while_busy)
 	EXPECT_EQ(0, umount(self->mnt));
 }
 
+/*
+ * A read lease on the lower file is refused while anyone has it open for
+ * writing: the upper file open for writing, and only then.
+ */
+TEST_F(stack, the_lower_file_is_closed_with_the_last_upper_one)
+{
+	char want[sizeof(text)];
+	int fd, lfd;
+
+	ASSERT_EQ(0, fist_write_file(UPPER("lease"), text, strlen(text)));
+	fd = open(UPPER("lease"), O_RDWR);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(4, pwrite(fd, "abcd", 4, 0));
+	lfd = open(LOWER("lease"), O_RDONLY);
+	ASSERT_LE(0, lfd);
+	EXPECT_EQ(-1, fcntl(lfd, F_SETLEASE, F_RDLCK));
+	EXPECT_EQ(EAGAIN, errno);
+	ASSERT_EQ(0, close(fd));
+	/* Closed: written back, and the lower file closed too. */
+	EXPECT_EQ(0, fcntl(lfd, F_SETLEASE, F_RDLCK)) TH_LOG("%s", strerror(errno));
+	EXPECT_EQ(0, fcntl(lfd, F_SETLEASE, F_UNLCK));
+	close(lfd);
+	memcpy(want, text, sizeof(text));
+	memcpy(want, "abcd", 4);
+	EXPECT_TRUE(same_content(UPPER("lease"), want, strlen(text)));
+	fist_encode_data(variant->fs, want, strlen(text));
+	EXPECT_TRUE(same_content(LOWER("lease"), want, strlen(text)));
+}
+
 /* What uid 1000 sees and may do: run in a child by run_unprivileged(). */
 static int unprivileged_view(void *arg)
 {

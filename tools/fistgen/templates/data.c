@@ -24,10 +24,9 @@
 #include "@fs@.h"
 
 /*
- * Opens the lower file of @inode, at @lower, once: the first open of the
- * upper file.  Read-write if the lower file system allows it, read-only
- * otherwise.  It is kept until the inode is evicted, for writeback after
- * the last close.
+ * Opens the lower file of @inode, at @lower, at the first open of the
+ * upper file, and counts the open.  Read-write if the lower file system
+ * allows it, read-only otherwise.
  */
 int @fs@_get_lower_file(struct inode *inode, const struct path *lower)
 {
@@ -37,20 +36,49 @@ int @fs@_get_lower_file(struct inode *inode, const struct path *lower)
 	int err = 0;
 
 	mutex_lock(&info->lower_file_lock);
-	if (info->lower_file)
+	if (info->lower_file) {
+		info->lower_opens++;
 		goto out;
+	}
 	file = dentry_open(lower, O_RDWR | O_LARGEFILE, creds);
 	if (IS_ERR(file) && (PTR_ERR(file) == -EROFS ||
 			     PTR_ERR(file) == -EACCES ||
 			     PTR_ERR(file) == -EPERM))
 		file = dentry_open(lower, O_RDONLY | O_LARGEFILE, creds);
-	if (IS_ERR(file))
+	if (IS_ERR(file)) {
 		err = PTR_ERR(file);
-	else
+	} else {
 		info->lower_file = file;
+		info->lower_opens++;
+	}
 out:
 	mutex_unlock(&info->lower_file_lock);
 	return err;
+}
+
+/*
+ * The last close writes the page cache back and closes the lower file, so
+ * that it is not held open (for writing) while nobody uses the upper one:
+ * no page can be dirtied without an open upper file, and writeback marks
+ * its pages under writeback for the whole lower write, which the wait
+ * here waits for.  If pages could not be written, the lower file stays
+ * for a later writeback, until the next open or the inode's eviction.
+ */
+void @fs@_put_lower_file(struct inode *inode)
+{
+	struct @fs@_inode_info *info = @FS@_I(inode);
+	struct file *file = NULL;
+
+	mutex_lock(&info->lower_file_lock);
+	if (!--info->lower_opens &&
+	    !filemap_write_and_wait(inode->i_mapping) &&
+	    !mapping_tagged(inode->i_mapping, PAGECACHE_TAG_DIRTY)) {
+		file = info->lower_file;
+		info->lower_file = NULL;
+	}
+	mutex_unlock(&info->lower_file_lock);
+	if (file)
+		fput(file);
 }
 
 /* Pages moved by one lower read or write: 128 KiB. */
@@ -198,12 +226,8 @@ static void @fs@_end_batch(struct writeback_control *wbc, struct folio **folios,
 	if (err && err != -ENOMEM && err != -EAGAIN)
 		mapping_set_error(folios[0]->mapping, err);
 	for (i = 0; i < nr; i++) {
-		if (err == -ENOMEM || err == -EAGAIN) {
+		if (err == -ENOMEM || err == -EAGAIN)
 			folio_redirty_for_writepage(wbc, folios[i]);
-			folio_unlock(folios[i]);
-			continue;
-		}
-		folio_start_writeback(folios[i]);
 		folio_unlock(folios[i]);
 		folio_end_writeback(folios[i]);
 	}
@@ -227,7 +251,8 @@ static int @fs@_writepages(struct address_space *mapping,
 		return -ENOMEM;
 	/*
 	 * writeback_iter() hands the dirty folios over locked, in index
-	 * order: they stay locked, no write() meanwhile, until their batch
+	 * order: they stay locked, no write() meanwhile, and under
+	 * writeback, which a last close waits for, until their batch
 	 * (consecutive ones) is written.
 	 */
 	while ((folio = writeback_iter(mapping, wbc, folio, &err))) {
@@ -237,6 +262,7 @@ static int @fs@_writepages(struct address_space *mapping,
 			@fs@_end_batch(wbc, folios, nr, ret);
 			nr = 0;
 		}
+		folio_start_writeback(folio);
 		folios[nr++] = folio;
 		err = ret;
 		ret = 0;

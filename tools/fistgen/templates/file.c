@@ -47,10 +47,28 @@ static int @fs@_open_backing(struct file *file)
 	return 0;
 }
 
+/*
+ * What an open left in private_data: a backing file, or (a data filter's
+ * regular file) the inode info, for the open it counted on its lower file.
+ */
+static void @fs@_put_private(struct inode *inode, struct file *file)
+{
+	if (!file->private_data)
+		return;
+/*@if data@*/
+	if (S_ISREG(inode->i_mode))
+		@fs@_put_lower_file(inode);
+	else
+		fput(file->private_data);
+/*@else@*/
+	fput(file->private_data);
+/*@endif@*/
+	file->private_data = NULL;
+}
+
 static int @fs@_release(struct inode *inode, struct file *file)
 {
-	if (file->private_data)
-		fput(file->private_data);
+	@fs@_put_private(inode, file);
 	return 0;
 }
 
@@ -68,6 +86,7 @@ static int @fs@_do_open(struct inode *inode, struct file *file)
 	err = @fs@_get_lower_file(inode, &lower);
 	if (err)
 		return err;
+	file->private_data = @FS@_I(inode);
 	if ((file->f_mode & FMODE_WRITE) &&
 	    !(@FS@_I(inode)->lower_file->f_mode & FMODE_WRITE))
 		return -EROFS;
@@ -108,10 +127,8 @@ static int @fs@_open(struct inode *inode, struct file *file)
 	err = @fs@_do_open(inode, file);
 	/*@endcall@*/
 	/*@rule open postcall@*/
-	if (err && file->private_data) {
-		fput(file->private_data);
-		file->private_data = NULL;
-	}
+	if (err)
+		@fs@_put_private(inode, file);
 	return err;
 }
 

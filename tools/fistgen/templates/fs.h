@@ -52,11 +52,13 @@ struct @fs@_inode_info {
 /*@if data@*/
 	/*
 	 * The upper inode has its own page cache of decoded data; this lower
-	 * file, opened at the first open and kept until eviction, is where
-	 * read_folio and writeback move the encoded data.
+	 * file, opened at the first open and closed after the last once
+	 * written back, is where read_folio and writeback move the encoded
+	 * data.  The mutex guards it and the count of opens.
 	 */
 	struct mutex lower_file_lock;
 	struct file *lower_file;
+	unsigned int lower_opens;
 /*@endif@*/
 	struct inode vfs_inode;
 };
@@ -127,6 +129,7 @@ extern const struct address_space_operations @fs@_null_aops;
 /* data.c */
 extern const struct address_space_operations @fs@_aops;
 int @fs@_get_lower_file(struct inode *inode, const struct path *lower);
+void @fs@_put_lower_file(struct inode *inode);
 /*@endif@*/
 /*@if name@*/
 

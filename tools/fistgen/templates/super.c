@@ -31,6 +31,7 @@ static struct inode *@fs@_alloc_inode(struct super_block *sb)
 /*@if data@*/
 	mutex_init(&info->lower_file_lock);
 	info->lower_file = NULL;
+	info->lower_opens = 0;
 /*@endif@*/
 	return &info->vfs_inode;
 }
