@@ -18,6 +18,7 @@
 #include <linux/mm.h>
 #include <linux/uio.h>
 #include <linux/pagemap.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/writeback.h>
 
@@ -43,12 +44,15 @@ int @fs@_get_lower_file(struct inode *inode, const struct path *lower)
 	file = dentry_open(lower, O_RDWR | O_LARGEFILE, creds);
 	if (IS_ERR(file) && (PTR_ERR(file) == -EROFS ||
 			     PTR_ERR(file) == -EACCES ||
-			     PTR_ERR(file) == -EPERM))
+			     PTR_ERR(file) == -EPERM ||
+			     PTR_ERR(file) == -ETXTBSY))
 		file = dentry_open(lower, O_RDONLY | O_LARGEFILE, creds);
 	if (IS_ERR(file)) {
 		err = PTR_ERR(file);
 	} else {
+		spin_lock(&inode->i_lock);
 		info->lower_file = file;
+		spin_unlock(&inode->i_lock);
 		info->lower_opens++;
 	}
 out:
@@ -59,10 +63,11 @@ out:
 /*
  * The last close writes the page cache back and closes the lower file, so
  * that it is not held open (for writing) while nobody uses the upper one:
- * no page can be dirtied without an open upper file, and writeback marks
- * its pages under writeback for the whole lower write, which the wait
- * here waits for.  If pages could not be written, the lower file stays
- * for a later writeback, until the next open or the inode's eviction.
+ * no page can be dirtied without an open upper file but for a direct I/O
+ * read into a shared mapping, completing after the last close: writeback
+ * takes its own reference to the lower file, and finds none then (EIO,
+ * as eCryptfs).  If pages could not be written, the lower file stays for
+ * a later writeback, until the next open or the inode's eviction.
  */
 void @fs@_put_lower_file(struct inode *inode)
 {
@@ -73,15 +78,21 @@ void @fs@_put_lower_file(struct inode *inode)
 	if (!--info->lower_opens &&
 	    !filemap_write_and_wait(inode->i_mapping) &&
 	    !mapping_tagged(inode->i_mapping, PAGECACHE_TAG_DIRTY)) {
+		spin_lock(&inode->i_lock);
 		file = info->lower_file;
 		info->lower_file = NULL;
+		spin_unlock(&inode->i_lock);
 	}
 	mutex_unlock(&info->lower_file_lock);
 	if (file)
 		fput(file);
 }
 
-/* Pages moved by one lower read or write: 128 KiB. */
+/*
+ * Pages moved by one lower read or write: 128 KiB.  The mapping has no
+ * large folios (mapping_set_large_folios() is not called): a folio is a
+ * page, which the batches count on.
+ */
 #define @FS@_BATCH 32
 
 /*
@@ -175,16 +186,18 @@ static void @fs@_readahead(struct readahead_control *rac)
  * one lower write: each is encoded into @buf, @FS@_BATCH pages long, up to
  * the end of the file.
  */
-static int @fs@_write_folios(struct folio **folios, unsigned int nr, u8 *buf)
+static int @fs@_write_folios(struct file *lower_file, struct folio **folios,
+			     unsigned int nr, u8 *buf)
 {
 	struct inode *inode = folios[0]->mapping->host;
 	loff_t pos = folio_pos(folios[0]), size = i_size_read(inode);
-	struct file *lower_file = @FS@_I(inode)->lower_file;
 	size_t len = 0, done = 0;
 	const struct cred *old;
-	unsigned int i;
+	unsigned int nofs, i;
 	int err = 0;
 
+	if (!lower_file)
+		return -EIO;
 	for (i = 0; i < nr && pos + len < size; i++) {
 		size_t n = min_t(loff_t, folio_size(folios[i]), size - pos - len);
 
@@ -194,6 +207,11 @@ static int @fs@_write_folios(struct folio **folios, unsigned int nr, u8 *buf)
 	if (!len)
 		return 0;
 	encode_data(buf, len, pos);
+	/*
+	 * The batch's folios are under writeback: reclaim entered from the
+	 * lower write must not wait on them.
+	 */
+	nofs = memalloc_nofs_save();
 	old = @fs@_override_creds(inode->i_sb);
 	while (done < len) {
 		ssize_t n = kernel_write(lower_file, buf + done, len - done,
@@ -210,23 +228,24 @@ static int @fs@_write_folios(struct folio **folios, unsigned int nr, u8 *buf)
 		done += n;
 	}
 	revert_creds(old);
+	memalloc_nofs_restore(nofs);
 	return err;
 }
 
 /*
  * Ends the writeback of a batch: out of memory below, the pages stay
- * dirty for a later try and this one (an fsync) fails; other errors are
- * the file's, reported once, as any file system's are.
+ * dirty for a later try (an fsync's do_writepages() tries again, as for
+ * any file system's ENOMEM); other errors are the file's, reported once.
  */
 static void @fs@_end_batch(struct writeback_control *wbc, struct folio **folios,
 			   unsigned int nr, int err)
 {
 	unsigned int i;
 
-	if (err && err != -ENOMEM && err != -EAGAIN)
+	if (err && err != -ENOMEM)
 		mapping_set_error(folios[0]->mapping, err);
 	for (i = 0; i < nr; i++) {
-		if (err == -ENOMEM || err == -EAGAIN)
+		if (err == -ENOMEM)
 			folio_redirty_for_writepage(wbc, folios[i]);
 		folio_unlock(folios[i]);
 		folio_end_writeback(folios[i]);
@@ -236,8 +255,10 @@ static void @fs@_end_batch(struct writeback_control *wbc, struct folio **folios,
 static int @fs@_writepages(struct address_space *mapping,
 			   struct writeback_control *wbc)
 {
+	struct @fs@_inode_info *info = @FS@_I(mapping->host);
 	struct folio *folios[@FS@_BATCH], *folio = NULL;
 	unsigned int nr = 0, batch = @FS@_BATCH;
+	struct file *lower_file;
 	int err = 0, ret = 0;
 	u8 *buf;
 
@@ -249,6 +270,12 @@ static int @fs@_writepages(struct address_space *mapping,
 	}
 	if (!buf)
 		return -ENOMEM;
+	/* Its own reference: a last close may put the inode's meanwhile. */
+	spin_lock(&mapping->host->i_lock);
+	lower_file = info->lower_file;
+	if (lower_file)
+		get_file(lower_file);
+	spin_unlock(&mapping->host->i_lock);
 	/*
 	 * writeback_iter() hands the dirty folios over locked, in index
 	 * order: they stay locked, no write() meanwhile, and under
@@ -258,7 +285,7 @@ static int @fs@_writepages(struct address_space *mapping,
 	while ((folio = writeback_iter(mapping, wbc, folio, &err))) {
 		if (nr && (nr == batch ||
 			   folio->index != folios[nr - 1]->index + 1)) {
-			ret = @fs@_write_folios(folios, nr, buf);
+			ret = @fs@_write_folios(lower_file, folios, nr, buf);
 			@fs@_end_batch(wbc, folios, nr, ret);
 			nr = 0;
 		}
@@ -268,11 +295,13 @@ static int @fs@_writepages(struct address_space *mapping,
 		ret = 0;
 	}
 	if (nr) {
-		ret = @fs@_write_folios(folios, nr, buf);
+		ret = @fs@_write_folios(lower_file, folios, nr, buf);
 		@fs@_end_batch(wbc, folios, nr, ret);
 		if (!err)
 			err = ret;
 	}
+	if (lower_file)
+		fput(lower_file);
 	kvfree(buf);
 	return err;
 }

@@ -448,6 +448,9 @@ static int @fs@_fsync(struct file *file, loff_t start, loff_t end,
 	old = @fs@_override_creds(inode->i_sb);
 	err = vfs_fsync_range(@FS@_I(inode)->lower_file, start, end, datasync);
 	revert_creds(old);
+	/* The upper files share the lower one: each must see the error. */
+	if (err)
+		mapping_set_error(inode->i_mapping, err);
 	return err;
 }
 

@@ -714,8 +714,15 @@ out_write:
 	mnt_drop_write(mnt);
 out:
 /*@if data@*/
-	if (err && (ia->ia_valid & ATTR_SIZE))
+	/*
+	 * The old size back, and the page at the new end read again: its
+	 * tail was zeroed for the size that did not happen.
+	 */
+	if (err && (ia->ia_valid & ATTR_SIZE)) {
 		i_size_write(inode, old_size);
+		invalidate_inode_pages2_range(inode->i_mapping,
+					      ia->ia_size >> PAGE_SHIFT, -1);
+	}
 /*@endif@*/
 	return err;
 }
