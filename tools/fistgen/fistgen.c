@@ -580,6 +580,33 @@ static void check_vars(const char *code, int l, int c, const struct vop *vop,
 	}
 }
 
+/*
+ * A rule's block: blanks and comments, then '{' (else the error @fmt, at
+ * the cursor) and C up to its matching '}'.  The code between the braces,
+ * with where it starts in @l and @c, or NULL after an error.
+ */
+__attribute__((format(printf, 3, 4)))
+static char *rule_block(int *l, int *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!skip_space())
+		return NULL;
+	if (peek() != '{') {
+		char msg[512];
+
+		va_start(ap, fmt);
+		vsnprintf(msg, sizeof(msg), fmt, ap);
+		va_end(ap);
+		error(line, col, "%s", msg);
+		skip_line();
+		return NULL;
+	}
+	*l = line;
+	*c = col + 1;
+	return c_block();
+}
+
 static void rule(void)
 {
 	int l = line, c = col, wl, wc, vl, vc, bl, bc, idx = NVOPS;
@@ -617,16 +644,7 @@ static void rule(void)
 		for (int i = 0; i < fist.nioctls; i++)
 			if (!strcmp(fist.ioctls[i].name, name))
 				io = &fist.ioctls[i];
-		if (!skip_space())
-			return;
-		if (peek() != '{') {
-			error(line, col, "expected '{' after %%ioctl:%s", name);
-			skip_line();
-			return;
-		}
-		wl = line;
-		wc = col + 1;
-		code = c_block();
+		code = rule_block(&wl, &wc, "expected '{' after %%ioctl:%s", name);
 		if (!code)
 			return;
 		if (!io) {
@@ -677,16 +695,7 @@ static void rule(void)
 	bad_call = w == CALL && (!vop || !vop->call);
 	bl = wl;
 	bc = wc;
-	if (!skip_space())
-		return;
-	if (peek() != '{') {
-		error(line, col, "expected '{' and the rule's C code");
-		skip_line();
-		return;
-	}
-	wl = line;
-	wc = col + 1;
-	code = c_block();
+	code = rule_block(&wl, &wc, "expected '{' and the rule's C code");
 	if (!code)
 		return;
 	if (bad_call && !vop) {
