@@ -22,6 +22,8 @@ for applet in $($busybox --list-full); do
 done
 install -m 0755 "$RIG_TOP/rig/guest/init" init
 install -m 0644 "$RIG_TOP/rig/guest/passwd" "$RIG_TOP/rig/guest/group" etc/
+# As on Debian: fusermount3 -u reads it.
+ln -s ../proc/self/mounts etc/mtab
 # asuser and the features' tools (tools/*).
 for f in "$guest"/bin/*; do
 	install -s -m 0755 "$f" "bin/${f##*/}"
@@ -29,7 +31,8 @@ done
 # Debian's programs the guest runs (rig/guest-packages.txt), with the
 # shared libraries and the loader ldd finds for each, at the same paths.
 # A program replaces a busybox applet of the same path; a library already
-# shipped is kept.  Modes are set, whatever the umask.
+# shipped is kept.  Modes are set, whatever the umask: a program keeps
+# Debian's (fusermount3 is set-user-ID root), a library is 0755.
 ship() {
 	[ -e ".$1" ] && [ ! -L ".$1" ] && return 0
 	mkdir -p -m 0755 ".${1%/*}"
@@ -40,7 +43,7 @@ for prog in $(sed -n 's/^[a-z0-9][a-z0-9.+-]* //p' "$RIG_TOP/rig/guest-packages.
 	[ -x "$prog" ] || die "$prog is missing: run 'make deps' (rig/guest-packages.txt)"
 	libs=$(ldd "$prog") || die "ldd $prog failed"
 	case $libs in *"not found"*) die "ldd $prog: a library is missing: $libs" ;; esac
-	ship "$prog" 0755
+	ship "$prog" "$(stat -c %a "$prog")"
 	for lib in $(printf '%s\n' "$libs" | sed -n 's/.*=> \(\/[^ ]*\) .*/\1/p; s/^[[:space:]]*\(\/[^ ]*\) .*/\1/p'); do
 		ship "$lib" 0755
 	done
