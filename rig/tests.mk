@@ -97,11 +97,13 @@ $(OUT)/tests/$(2)/ext4.img: $(1)/group.conf
 	PATH="$$$$PATH:/usr/sbin:/sbin" mkfs.ext4 -q -F -b 1024 -E root_owner=0:0 $$@ 8M
 
 # fistgen's templates and examples, and the group's malformed
-# descriptions (bad/*.fist), for the generator's tests in the guest; and
-# in fist/gen/NAME, each example generated on the host, for the tests to
-# include its uapi header (NAME/NAME_ioctl.h).
+# descriptions (bad/*.fist), for the generator's tests in the guest; in
+# fist/gen/NAME, each example generated on the host, for the tests to
+# include its uapi header (NAME/NAME_ioctl.h); and in fist/NAME-fuse,
+# each example's FUSE target, a static daemon.
 $(OUT)/tests/$(2)/fist/stamp: $(TOP)/tools/fistgen/fistgen.c \
 		$(wildcard $(TOP)/tools/fistgen/templates/* \
+		$(TOP)/tools/fistgen/templates/fuse/* \
 		$(TOP)/tools/fistgen/examples/*.fist $(1)/bad/*.fist)
 	rm -rf $$(@D)
 	mkdir -p $$(@D)/bad $$(@D)/gen
@@ -112,6 +114,12 @@ $(OUT)/tests/$(2)/fist/stamp: $(TOP)/tools/fistgen/fistgen.c \
 		n=$$$$(basename $$$$f .fist); \
 		$$(@D)/gen/fistgen -t $(TOP)/tools/fistgen/templates \
 			-o $$(@D)/gen/$$$$n $$$$f || exit 1; \
+		$$(@D)/gen/fistgen -T fuse -t $(TOP)/tools/fistgen/templates \
+			-o $$(@D)/gen/fuse-$$$$n $$$$f || exit 1; \
+		$$(MAKE) -s -C $$(@D)/gen/fuse-$$$$n STATIC=1 CC="$$(CC)" \
+			CFLAGS="-O2 -g -Werror" && \
+		strip -o $$(@D)/$$$$n-fuse $$(@D)/gen/fuse-$$$$n/$$$$n-fuse && \
+		rm $$(@D)/gen/fuse-$$$$n/$$$$n-fuse || exit 1; \
 	done
 	rm $$(@D)/gen/fistgen
 	touch $$@

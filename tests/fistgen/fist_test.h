@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "ext4.h"
@@ -31,6 +32,7 @@ struct fist_fs {
 	bool data;	/* filter: data */
 	bool names;	/* filter: name */
 	enum fist_filter filter;
+	bool fuse;	/* the FUSE target: the daemon fist/NAME-fuse */
 };
 
 static const struct fist_fs fist_wrapfs = { "wrapfs", false, false, FIST_NONE };
@@ -38,6 +40,14 @@ static const struct fist_fs fist_rot13fs = { "rot13fs", true, true, FIST_ROT13 }
 static const struct fist_fs fist_countfs = { "countfs", false, false, FIST_NONE };
 /* Filters that are not their own inverse and depend on the offset. */
 static const struct fist_fs fist_caesarfs = { "caesarfs", true, true, FIST_CAESAR };
+/* The same descriptions, generated with fistgen -T fuse. */
+static const struct fist_fs fist_wrapfs_fuse = { "wrapfs", false, false, FIST_NONE, true };
+static const struct fist_fs fist_rot13fs_fuse = { "rot13fs", true, true, FIST_ROT13, true };
+static const struct fist_fs fist_countfs_fuse = { "countfs", false, false, FIST_NONE, true };
+static const struct fist_fs fist_caesarfs_fuse = { "caesarfs", true, true, FIST_CAESAR, true };
+
+/* Where the group's FUSE daemons are (rig/tests.mk). */
+#define FIST_FUSE_DIR "/tests/fistgen/fist"
 
 static inline char fist_rot13(char c)
 {
@@ -102,6 +112,34 @@ static inline int fist_load(const struct fist_fs *fs)
 }
 
 /*
+ * Mounts @fs's FUSE daemon, run by the caller, over @lower at @mnt, with
+ * @opts (mount flags of the description, or ""): 0 once it is mounted
+ * (the daemon goes to the background then), or -EIO.
+ */
+static inline int fist_fuse_mount(const struct fist_fs *fs, const char *lower,
+				  const char *mnt, const char *opts)
+{
+	char daemon[128];
+	int status;
+	pid_t pid;
+
+	snprintf(daemon, sizeof(daemon), FIST_FUSE_DIR "/%s-fuse", fs->name);
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		if (*opts)
+			execl(daemon, daemon, "-o", opts, lower, mnt, (char *)NULL);
+		else
+			execl(daemon, daemon, lower, mnt, (char *)NULL);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return -errno;
+	return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -EIO;
+}
+
+/*
  * A lower directory at @lower, an empty tmpfs or ext4 file system, and
  * @fs stacked on it at @mnt, with mount options @opts.  0 or -errno.
  */
@@ -122,6 +160,8 @@ static inline int fist_setup(const struct fist_fs *fs, bool ext4,
 		err = mount("tmpfs", lower, "tmpfs", 0, "mode=0777") ? -errno : 0;
 	if (err)
 		return err;
+	if (fs->fuse)
+		return fist_fuse_mount(fs, lower, mnt, opts);
 	err = fist_load(fs);
 	if (err)
 		return err;
@@ -209,6 +249,10 @@ FIXTURE_VARIANT_ADD(fixture, rot13fs_on_tmpfs) { &fist_rot13fs, false }; \
 FIXTURE_VARIANT_ADD(fixture, rot13fs_on_ext4) { &fist_rot13fs, true };	\
 FIXTURE_VARIANT_ADD(fixture, countfs_on_tmpfs) { &fist_countfs, false }; \
 FIXTURE_VARIANT_ADD(fixture, caesarfs_on_tmpfs) { &fist_caesarfs, false }; \
+FIXTURE_VARIANT_ADD(fixture, wrapfs_fuse_on_tmpfs) { &fist_wrapfs_fuse, false }; \
+FIXTURE_VARIANT_ADD(fixture, rot13fs_fuse_on_ext4) { &fist_rot13fs_fuse, true }; \
+FIXTURE_VARIANT_ADD(fixture, countfs_fuse_on_tmpfs) { &fist_countfs_fuse, false }; \
+FIXTURE_VARIANT_ADD(fixture, caesarfs_fuse_on_tmpfs) { &fist_caesarfs_fuse, false }; \
 FIXTURE_SETUP(fixture)							\
 {									\
 	int err;							\
@@ -216,7 +260,8 @@ FIXTURE_SETUP(fixture)							\
 	snprintf(self->lower, sizeof(self->lower), FIST_DIR "/lower-%d", getpid()); \
 	snprintf(self->mnt, sizeof(self->mnt), FIST_DIR "/mnt-%d", getpid()); \
 	err = fist_setup(variant->fs, variant->ext4, self->lower, self->mnt, ""); \
-	ASSERT_EQ(0, err) TH_LOG("%s on %s: %s", variant->fs->name,	\
+	ASSERT_EQ(0, err) TH_LOG("%s%s on %s: %s", variant->fs->name,	\
+				 variant->fs->fuse ? " (fuse)" : "",	\
 				 variant->ext4 ? "ext4" : "tmpfs", strerror(-err)); \
 }									\
 FIXTURE_TEARDOWN(fixture)						\

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * fistgen itself: every example generates the files a module build needs,
- * the same ones each time; every malformed description in bad/ is refused
+ * and with -T fuse those a FUSE daemon's build needs, the same ones each
+ * time; rules using the kernel's objects are refused for the FUSE target; every malformed description in bad/ is refused
  * with the error its first line expects ("// expect: LINE:COL: message"),
  * exit status 1, and nothing written.
  */
@@ -21,8 +22,12 @@
 #define FIST_DATA "/tests/fistgen/fist"
 #define OUT FIST_DIR "/gen"
 
-/* Runs fistgen on @fist into @out: its exit status, stderr in @err. */
-static int fistgen(const char *fist, const char *out, char *err, size_t size)
+/*
+ * Runs fistgen -T @target (or with no -T if NULL) on @fist into @out: its
+ * exit status, stderr in @err.
+ */
+static int fistgen_for(const char *target, const char *fist, const char *out,
+		       char *err, size_t size)
 {
 	int pipefd[2], status;
 	ssize_t n, got = 0;
@@ -36,8 +41,12 @@ static int fistgen(const char *fist, const char *out, char *err, size_t size)
 	if (pid == 0) {
 		dup2(pipefd[1], 2);
 		close(pipefd[0]);
-		execl("/bin/fistgen", "fistgen", "-t", FIST_DATA "/templates",
-		      "-o", out, fist, (char *)NULL);
+		if (target)
+			execl("/bin/fistgen", "fistgen", "-T", target, "-t",
+			      FIST_DATA "/templates", "-o", out, fist, (char *)NULL);
+		else
+			execl("/bin/fistgen", "fistgen", "-t", FIST_DATA "/templates",
+			      "-o", out, fist, (char *)NULL);
 		_exit(127);
 	}
 	close(pipefd[1]);
@@ -48,6 +57,11 @@ static int fistgen(const char *fist, const char *out, char *err, size_t size)
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
 		return -1;
 	return WEXITSTATUS(status);
+}
+
+static int fistgen(const char *fist, const char *out, char *err, size_t size)
+{
+	return fistgen_for(NULL, fist, out, err, size);
 }
 
 static bool exists(const char *dir, const char *name)
@@ -103,7 +117,7 @@ static bool same_files(const char *a, const char *b, const char *name)
 struct example {
 	const char *name;
 	const char *files[8];	/* must be generated */
-	const char *absent[4];	/* must not */
+	const char *absent[6];	/* must not */
 	const char *objs;	/* the Kbuild's object list */
 };
 
@@ -164,6 +178,87 @@ TEST(every_example_generates_a_module_source_tree)
 				       ex->files[f]);
 		}
 	}
+}
+
+/* The same examples, for the FUSE target: a daemon's source and Makefile. */
+static const struct example fuse_examples[] = {
+	{ "wrapfs", { "Makefile", "wrapfs.h", "wrapfs_fuse.c" },
+	  { "Kbuild", "super.c", "fist.c", "wrapfs_ioctl.h" },
+	  "wrapfs-fuse: wrapfs_fuse.c wrapfs.h\n" },
+	{ "rot13fs", { "Makefile", "rot13fs.h", "rot13fs_fuse.c", "fist.c" },
+	  { "Kbuild", "data.c", "rot13fs_ioctl.h" },
+	  "rot13fs-fuse: rot13fs_fuse.c fist.c rot13fs.h\n" },
+	{ "countfs", { "Makefile", "countfs.h", "countfs_fuse.c", "countfs_ioctl.h" },
+	  { "Kbuild", "inode.c", "fist.c" },
+	  "countfs-fuse: countfs_fuse.c countfs.h\n" },
+	{ "caesarfs", { "Makefile", "caesarfs.h", "caesarfs_fuse.c", "fist.c" },
+	  { "Kbuild", "file.c" },
+	  "caesarfs-fuse: caesarfs_fuse.c fist.c caesarfs.h\n" },
+};
+
+TEST(every_example_generates_a_fuse_daemon_source_tree)
+{
+	char err[4096], fist[512], out[256], again[256], *text;
+	size_t len;
+
+	mkdir(FIST_DIR, 0755);
+	for (size_t i = 0; i < sizeof(fuse_examples) / sizeof(fuse_examples[0]); i++) {
+		const struct example *ex = &fuse_examples[i];
+
+		snprintf(fist, sizeof(fist), FIST_DATA "/examples/%s.fist", ex->name);
+		snprintf(out, sizeof(out), OUT "-fuse-%s", ex->name);
+		snprintf(again, sizeof(again), OUT "-fuse-%s-again", ex->name);
+		ASSERT_EQ(0, fistgen_for("fuse", fist, out, err, sizeof(err)))
+			TH_LOG("%s", err);
+		EXPECT_STREQ("", err);
+		for (int f = 0; ex->files[f]; f++) {
+			EXPECT_TRUE(exists(out, ex->files[f]))
+				TH_LOG("%s: no %s", ex->name, ex->files[f]);
+		}
+		for (int f = 0; ex->absent[f]; f++) {
+			EXPECT_FALSE(exists(out, ex->absent[f]))
+				TH_LOG("%s: %s generated", ex->name, ex->absent[f]);
+		}
+		EXPECT_FALSE(has_leftovers(out)) TH_LOG("%s", ex->name);
+		snprintf(fist, sizeof(fist), "%s/Makefile", out);
+		text = fist_read_file(fist, &len);
+		ASSERT_NE(NULL, text);
+		EXPECT_NE(NULL, strstr(text, ex->objs)) TH_LOG("%s", text);
+		free(text);
+
+		snprintf(fist, sizeof(fist), FIST_DATA "/examples/%s.fist", ex->name);
+		ASSERT_EQ(0, fistgen_for("fuse", fist, again, err, sizeof(err)));
+		for (int f = 0; ex->files[f]; f++) {
+			EXPECT_TRUE(same_files(out, again, ex->files[f]))
+				TH_LOG("%s: %s differs between two runs", ex->name,
+				       ex->files[f]);
+		}
+	}
+}
+
+/*
+ * A rule's $N and %sb are kernel objects: fine for the module, an error
+ * where they are used for the FUSE target, which generates nothing.
+ */
+TEST(the_fuse_target_refuses_the_kernels_objects)
+{
+	static const char fist[] = "%%\n%op:unlink:precall {\n"
+		"\tif (!$0)\n\t\t$ret = -EINVAL;\n}\n"
+		"%op:read:postcall {\n\tif (%sb)\n\t\t$ret = 0;\n}\n";
+	char err[4096];
+
+	mkdir(FIST_DIR, 0755);
+	ASSERT_EQ(0, fist_write_file(FIST_DIR "/kernelish.fist", fist, strlen(fist)));
+	EXPECT_EQ(0, fistgen(FIST_DIR "/kernelish.fist", OUT "-kernelish", err,
+			     sizeof(err))) TH_LOG("%s", err);
+	EXPECT_EQ(1, fistgen_for("fuse", FIST_DIR "/kernelish.fist",
+				 OUT "-kernelish-fuse", err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, FIST_DIR "/kernelish.fist:3:7: $0 of unlink is a kernel object"))
+		TH_LOG("%s", err);
+	EXPECT_NE(NULL, strstr(err, FIST_DIR "/kernelish.fist:7:6: %sb is the kernel's super_block"))
+		TH_LOG("%s", err);
+	EXPECT_NE(NULL, strstr(err, "2 errors; nothing generated"));
+	EXPECT_NE(0, access(OUT "-kernelish-fuse", F_OK));
 }
 
 TEST(every_malformed_description_is_refused_where_it_is_wrong)
@@ -239,6 +334,9 @@ TEST(usage_errors)
 	EXPECT_EQ(2, fistgen(FIST_DATA "/templates/super.c", OUT "-x", err,
 			     sizeof(err)));
 	EXPECT_NE(NULL, strstr(err, "ends in .fist"));
+	EXPECT_EQ(2, fistgen_for("bsd", FIST_DATA "/examples/wrapfs.fist",
+				 OUT "-x", err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "usage: fistgen [-T kernel|fuse]"));
 }
 
 TEST_HARNESS_MAIN

@@ -3,7 +3,8 @@
  * Mounting and the module's life: mount errors, the stacking depth limit,
  * rmmod refused while mounted and clean after umount; countfs.fist's
  * per-mount counters, mount flag and ioctl (its uapi header is the one
- * fistgen generated).
+ * fistgen generated), in the module and in its FUSE target; and the FUSE
+ * target mounted by an ordinary user through fusermount3.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,10 +13,12 @@
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
 #include "fist_test.h"
+#include "unpriv.h"
 #include "countfs/countfs_ioctl.h"
 
 #define LOWER_DIR FIST_DIR "/mod-lower"
@@ -105,14 +108,23 @@ static int stats(const char *dir, struct countfs_stats *st)
 	return ret;
 }
 
-TEST_F(mod, countfs_counts_each_mount_apart)
+/* countfs over LOWER_DIR at @mnt: the module, or its FUSE daemon. */
+static int mount_countfs(bool fuse, const char *mnt, const char *opts)
+{
+	if (fuse)
+		return fist_fuse_mount(&fist_countfs_fuse, LOWER_DIR, mnt, opts);
+	return mount(LOWER_DIR, mnt, "countfs", 0, opts) ? -errno : 0;
+}
+
+static void counts_each_mount_apart(struct __test_metadata *_metadata,
+				    bool fuse)
 {
 	struct countfs_stats a, b, c;
 	struct stat st;
 	int fd;
 
-	ASSERT_EQ(0, mount(LOWER_DIR, MNT, "countfs", 0, NULL));
-	ASSERT_EQ(0, mount(LOWER_DIR, MNT2, "countfs", 0, "nocount"));
+	ASSERT_EQ(0, mount_countfs(fuse, MNT, ""));
+	ASSERT_EQ(0, mount_countfs(fuse, MNT2, "nocount"));
 	ASSERT_EQ(0, stats(MNT, &a));
 	EXPECT_EQ(1, a.counting);
 	EXPECT_EQ(0, a.pad);
@@ -145,6 +157,90 @@ TEST_F(mod, countfs_counts_each_mount_apart)
 	EXPECT_EQ(-1, ioctl(fd, _IOWR(COUNTFS_IOC_MAGIC, 99, struct countfs_stats), &a));
 	EXPECT_EQ(ENOTTY, errno);
 	close(fd);
+}
+
+TEST_F(mod, countfs_counts_each_mount_apart)
+{
+	counts_each_mount_apart(_metadata, false);
+}
+
+/* The same description's FUSE target: the same counters, flag and ioctl. */
+TEST_F(mod, countfs_fuse_counts_each_mount_apart)
+{
+	counts_each_mount_apart(_metadata, true);
+}
+
+TEST_F(mod, a_fuse_daemon_refuses_what_the_module_refuses)
+{
+	ASSERT_EQ(0, fist_write_file(LOWER_DIR "/file", "", 0));
+	EXPECT_EQ(-EIO, fist_fuse_mount(&fist_wrapfs_fuse, FIST_DIR "/missing",
+					MNT, ""));
+	EXPECT_EQ(-EIO, fist_fuse_mount(&fist_wrapfs_fuse, LOWER_DIR "/file",
+					MNT, ""));
+	EXPECT_EQ(-EIO, fist_fuse_mount(&fist_wrapfs_fuse, LOWER_DIR, MNT,
+					"colour=blue"));
+	/* Nothing was mounted there. */
+	EXPECT_EQ(-1, umount(MNT));
+	EXPECT_EQ(EINVAL, errno);
+}
+
+/* Runs fusermount3 -u @mnt: its exit status, or -1. */
+static int fusermount_u(const char *mnt)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		execl("/usr/bin/fusermount3", "fusermount3", "-u", mnt, (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/*
+ * As uid 1000: rot13fs's daemon mounted over its own directory (through
+ * the set-user-ID fusermount3), a file written, its rot13 below, and
+ * fusermount3 -u.  An exit status, 0 if all went as expected.
+ */
+static int user_mount(void *arg)
+{
+	const char *lower = FIST_DIR "/user-lower", *mnt = FIST_DIR "/user-mnt";
+	struct stat st;
+	char *text;
+	size_t len;
+
+	if (fist_fuse_mount(&fist_rot13fs_fuse, lower, mnt, ""))
+		return 1;
+	if (fist_write_file(FIST_DIR "/user-mnt/Hello", "Hello, world", 12))
+		return 2;
+	text = fist_read_file(FIST_DIR "/user-lower/Uryyb", &len);
+	if (!text || len != 12 || memcmp(text, "Uryyb, jbeyq", 12))
+		return 3;
+	free(text);
+	if (stat(FIST_DIR "/user-lower/Uryyb", &st) || st.st_uid != RIG_USER_UID)
+		return 4;
+	if (fusermount_u(mnt))
+		return 5;
+	if (!access(FIST_DIR "/user-mnt/Hello", F_OK))
+		return 6;
+	return 0;
+}
+
+TEST_F(mod, an_ordinary_user_mounts_the_fuse_target_with_fusermount3)
+{
+	const char *lower = FIST_DIR "/user-lower", *mnt = FIST_DIR "/user-mnt";
+
+	ASSERT_EQ(0, mkdir(lower, 0755));
+	ASSERT_EQ(0, mkdir(mnt, 0755));
+	ASSERT_EQ(0, chown(lower, RIG_USER_UID, RIG_USER_GID));
+	ASSERT_EQ(0, chown(mnt, RIG_USER_UID, RIG_USER_GID));
+	EXPECT_EQ(0, run_unprivileged(user_mount, NULL));
+	umount2(mnt, MNT_DETACH);
+	unlink(FIST_DIR "/user-lower/Uryyb");
+	rmdir(lower);
+	rmdir(mnt);
 }
 
 TEST_HARNESS_MAIN

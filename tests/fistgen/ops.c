@@ -395,7 +395,7 @@ TEST_F(stack, hard_links)
 
 	ASSERT_EQ(0, fist_write_file(UPPER("orig"), text, strlen(text)));
 	ret = link(UPPER("orig"), UPPER("alias"));
-	if (variant->fs == &fist_countfs) {
+	if (!strcmp(variant->fs->name, "countfs")) {
 		/* countfs.fist's link precall rule. */
 		EXPECT_EQ(-1, ret);
 		EXPECT_EQ(EPERM, errno);
@@ -624,7 +624,15 @@ TEST_F(stack, the_lower_file_is_closed_with_the_last_upper_one)
 	EXPECT_EQ(-1, fcntl(lfd, F_SETLEASE, F_RDLCK));
 	EXPECT_EQ(EAGAIN, errno);
 	ASSERT_EQ(0, close(fd));
-	/* Closed: written back, and the lower file closed too. */
+	/*
+	 * Closed: written back, and the lower file closed too.  FUSE sends
+	 * the release after close() returns: the daemon closes it then.
+	 */
+	for (int i = 0; variant->fs->fuse && i < 500; i++) {
+		if (!fcntl(lfd, F_SETLEASE, F_RDLCK))
+			break;
+		usleep(10000);
+	}
 	EXPECT_EQ(0, fcntl(lfd, F_SETLEASE, F_RDLCK)) TH_LOG("%s", strerror(errno));
 	EXPECT_EQ(0, fcntl(lfd, F_SETLEASE, F_UNLCK));
 	close(lfd);

@@ -3,14 +3,15 @@
  * fistgen: generate a stackable file system for Linux 6.12 from a FiST
  * description.
  *
- *   fistgen [-t TEMPLATEDIR] -o OUTDIR NAME.fist
+ *   fistgen [-T kernel|fuse] [-t TEMPLATEDIR] -o OUTDIR NAME.fist
  *
  * NAME.fist is read whole and checked whole first: any error is printed as
  * "file:line:col: message" and nothing is written.  Then the templates
  * (tools/fistgen/templates) are filled in, into OUTDIR: the module's C
  * files, NAME.h, NAME_ioctl.h when the description declares ioctls, and a
- * Kbuild for "make -C KERNEL M=OUTDIR".  tools/fistgen/README.md describes
- * the language.
+ * Kbuild for "make -C KERNEL M=OUTDIR"; or, with -T fuse, the same file
+ * system as a libfuse3 daemon (templates/fuse) and a Makefile for it.
+ * tools/fistgen/README.md describes the language.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -112,6 +113,10 @@ struct ioctl {
 	int line, col;
 	struct rule rule;
 };
+
+/* What is generated: a kernel module (the default) or a FUSE daemon. */
+enum target { KERNEL, FUSE };
+static enum target target = KERNEL;
 
 static struct {
 	const char *file;	/* as given, for errors */
@@ -497,6 +502,9 @@ static const struct vop *find_vop(const char *name, int *idx)
 static void check_vars(const char *code, int l, int c, const struct vop *vop,
 		       const char *what)
 {
+	/* An %ioctl rule's $1, its struct, is the same on both targets. */
+	bool fuse_ioctl = vop && !strcmp(what, "an %ioctl rule");
+
 	for (const char *p = code; *p; p++) {
 		if (*p == '\n') {
 			l++;
@@ -542,7 +550,10 @@ static void check_vars(const char *code, int l, int c, const struct vop *vop,
 				if (vop)
 					while (max < 6 && vop->args[max])
 						max++;
-				if (!vop)
+				if (target == FUSE && vop && !(fuse_ioctl && n == 1))
+					error(l, c, "$%d of %s is a kernel object: the fuse target has only $ret, %%op and %%pervfs there",
+					      n, what);
+				else if (!vop)
 					error(l, c, "$%d is not defined in %s: only $ret, %%op, %%sb and %%pervfs are",
 					      n, what);
 				else if (n >= max)
@@ -571,6 +582,10 @@ static void check_vars(const char *code, int l, int c, const struct vop *vop,
 						error(l, c + 8, "%%pervfs has no field '%.*s'",
 						      m, p + 8);
 				}
+			} else if (n == 2 && !strncmp(p + 1, "sb", 2) &&
+				   target == FUSE) {
+				error(l, c, "%%sb is the kernel's super_block: the fuse target has only $ret, %%op and %%pervfs in %s",
+				      what);
 			} else if (!((n == 2 && !strncmp(p + 1, "op", 2)) ||
 				     (n == 2 && !strncmp(p + 1, "sb", 2)))) {
 				error(l, c, "unknown variable '%%%.*s'", n, p + 1);
@@ -950,7 +965,10 @@ static void emit_code(struct buf *out, const char *code, const char *indent,
 				p += 3;
 				continue;
 			} else if (!strncmp(p, "%pervfs", 7)) {
-				buf_printf(&out, "@FS@_SB(%s)->pervfs", sb);
+				if (target == FUSE)
+					buf_str(&out, "@fs@_mount.pervfs");
+				else
+					buf_printf(&out, "@FS@_SB(%s)->pervfs", sb);
 				p += 7;
 				continue;
 			} else {
@@ -1097,6 +1115,37 @@ static void emit_generated(struct buf *out, const char *what, const char *indent
 			buf_printf(out, "%scase %s_OPT_%s:\n%s\tpervfs->%s = true;\n%s\tbreak;\n",
 				   indent, up, upper(fist.mntflags[i]), indent,
 				   fist.mntflags[i], indent);
+	} else if (!strcmp(what, "mntflag-fuse")) {
+		for (int i = 0; i < fist.nmntflags; i++)
+			buf_printf(out, "%sFUSE_OPT_KEY(\"%s\", %s_OPT_%s),\n", indent,
+				   fist.mntflags[i], up, upper(fist.mntflags[i]));
+	} else if (!strcmp(what, "ioctl-cases") && target == FUSE) {
+		for (int i = 0; i < fist.nioctls; i++) {
+			char *n = upper(fist.ioctls[i].name);
+
+			buf_printf(out, "%scase %s_IOC_%s:\n%s\treturn %s_ioctl_%s(data, size);\n",
+				   indent, up, n, indent, fist.fs,
+				   fist.ioctls[i].name);
+			free(n);
+		}
+	} else if (!strcmp(what, "ioctl-functions") && target == FUSE) {
+		for (int i = 0; i < fist.nioctls; i++) {
+			struct ioctl *io = &fist.ioctls[i];
+			static const struct vop iovop = { "ioctl", { "file", "(&arg)" }, "", true };
+
+			buf_printf(out, "/* %%ioctl:%s, %s:%d */\n", io->name,
+				   fist.base, io->rule.line);
+			buf_printf(out, "static int %s_ioctl_%s(void *data, size_t size)\n{\n",
+				   fist.fs, io->name);
+			buf_printf(out, "\tstruct %s_%s arg;\n\tint err = 0;\n\n",
+				   fist.fs, io->name);
+			buf_str(out, "\tif (size != sizeof(arg))\n\t\treturn -EINVAL;\n\tmemcpy(&arg, data, sizeof(arg));\n");
+			emit_code(out, io->rule.code, "\t", &iovop, "", io->name);
+			io->rule.emitted++;
+			buf_str(out, "\tif (!err)\n\t\tmemcpy(data, &arg, sizeof(arg));\n\treturn err;\n}\n");
+			if (i + 1 < fist.nioctls)
+				buf_str(out, "\n");
+		}
 	} else if (!strcmp(what, "ioctl-cases")) {
 		for (int i = 0; i < fist.nioctls; i++) {
 			char *n = upper(fist.ioctls[i].name);
@@ -1298,11 +1347,115 @@ static void write_file(const char *dir, const char *name, const char *text)
 		die("%s: %s", path, strerror(errno));
 }
 
-static void generate(const char *outdir)
+/* The additional C, in fist.c: false if there is none. */
+static bool write_extra(const char *dir)
+{
+	struct buf b = { 0 };
+
+	if (!fist.extra.len || strspn(fist.extra.s, " \t\r\n") == fist.extra.len)
+		return false;
+	buf_printf(&b, "// SPDX-License-Identifier: GPL-2.0\n/*\n * %s: the additional C of %s, from its line %d.\n */\n\n#include \"%s.h\"\n\n#line %d \"%s\"\n",
+		   fist.fs, fist.base, fist.extra_line, fist.fs,
+		   fist.extra_line, fist.base);
+	buf_str(&b, fist.extra.s);
+	write_file(dir, "fist.c", b.s);
+	free(b.s);
+	return true;
+}
+
+/* NAME_ioctl.h, the uapi header of the declared ioctls: both targets'. */
+static void write_ioctl_header(const char *dir)
+{
+	char hname[300], *up = upper(fist.fs);
+	struct buf b = { 0 };
+
+	buf_printf(&b, "/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */\n/*\n * %s's ioctls, generated by fistgen from %s.\n */\n#ifndef _UAPI_%s_IOCTL_H\n#define _UAPI_%s_IOCTL_H\n\n#include <linux/ioctl.h>\n#include <linux/types.h>\n\n#define %s_IOC_MAGIC 0xf5\n",
+		   fist.fs, fist.base, up, up, up);
+	for (int i = 0; i < fist.nioctls; i++) {
+		struct ioctl *io = &fist.ioctls[i];
+		char *n = upper(io->name);
+
+		buf_printf(&b, "\nstruct %s_%s {\n", fist.fs, io->name);
+		emit_code(&b, io->fields, "\t", NULL, "", io->name);
+		buf_printf(&b, "};\n\n#define %s_IOC_%s _IOWR(%s_IOC_MAGIC, %d, struct %s_%s)\n",
+			   up, n, up, i + 1, fist.fs, io->name);
+		free(n);
+	}
+	buf_printf(&b, "\n#endif /* _UAPI_%s_IOCTL_H */\n", up);
+	snprintf(hname, sizeof(hname), "%s_ioctl.h", fist.fs);
+	write_file(dir, hname, b.s);
+	free(b.s);
+	free(up);
+}
+
+/* Template @name filled in, as @dir/@as. */
+static void write_filled(const char *dir, const char *name, const char *as)
+{
+	struct buf b = { 0 };
+
+	fill(name, &b);
+	write_file(dir, as, b.s);
+	free(b.s);
+}
+
+/* The module's sources and Kbuild, for "make -C KERNEL M=DIR". */
+static void generate_kernel(const char *dir)
 {
 	static const char *const files[] = { "super.c", "inode.c", "file.c", "data.c" };
-	char tmp[4096], *up = upper(fist.fs);
-	struct buf kbuild = { 0 }, b;
+	struct buf kbuild = { 0 };
+	char hname[300];
+
+	buf_printf(&kbuild, "# Generated by fistgen from %s.\nobj-m := %s.o\n%s-y :=",
+		   fist.base, fist.fs, fist.fs);
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		if (!strcmp(files[i], "data.c") && !fist.data)
+			continue;
+		write_filled(dir, files[i], files[i]);
+		buf_printf(&kbuild, " %.*s.o", (int)strlen(files[i]) - 2, files[i]);
+	}
+	snprintf(hname, sizeof(hname), "%s.h", fist.fs);
+	write_filled(dir, "fs.h", hname);
+	if (write_extra(dir))
+		buf_str(&kbuild, " fist.o");
+	buf_str(&kbuild, "\n");
+	if (fist.debug)
+		buf_str(&kbuild, "ccflags-y := -DDEBUG\n");
+	write_file(dir, "Kbuild", kbuild.s);
+	free(kbuild.s);
+}
+
+/*
+ * The daemon's sources and a Makefile: "make -C DIR" builds NAME-fuse
+ * against libfuse3, "make -C DIR STATIC=1" a static one.
+ */
+static void generate_fuse(const char *dir)
+{
+	char name[300];
+	struct buf mk = { 0 };
+	bool extra;
+
+	snprintf(name, sizeof(name), "%s.h", fist.fs);
+	write_filled(dir, "fuse/fs.h", name);
+	snprintf(name, sizeof(name), "%s_fuse.c", fist.fs);
+	write_filled(dir, "fuse/main.c", name);
+	extra = write_extra(dir);
+	buf_printf(&mk, "# Generated by fistgen from %s: the FUSE target.\n"
+		   "CFLAGS ?= -O2 -g\n"
+		   "FUSE_CFLAGS := $(shell pkg-config --cflags fuse3)\n"
+		   "FUSE_LIBS := $(shell pkg-config --libs $(if $(STATIC),--static) fuse3)\n\n"
+		   "%s-fuse: %s_fuse.c%s %s.h\n"
+		   "\t$(CC) $(CFLAGS) -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE $(FUSE_CFLAGS) \\\n"
+		   "\t\t$(if $(STATIC),-static) -o $@ %s_fuse.c%s $(LDFLAGS) $(FUSE_LIBS)\n\n"
+		   "clean:\n\trm -f %s-fuse\n",
+		   fist.base, fist.fs, fist.fs, extra ? " fist.c" : "", fist.fs,
+		   fist.fs, extra ? " fist.c" : "", fist.fs);
+	write_file(dir, "Makefile", mk.s);
+	free(mk.s);
+}
+
+static void generate(const char *outdir)
+{
+	char tmp[4096];
 
 	snprintf(tmp, sizeof(tmp), "%s.tmp", outdir);
 	if (system(NULL) && access(tmp, F_OK) == 0) {
@@ -1315,63 +1468,12 @@ static void generate(const char *outdir)
 	if (mkdir(tmp, 0755))
 		die("%s: %s", tmp, strerror(errno));
 
-	buf_printf(&kbuild, "# Generated by fistgen from %s.\nobj-m := %s.o\n%s-y :=",
-		   fist.base, fist.fs, fist.fs);
-	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		if (!strcmp(files[i], "data.c") && !fist.data)
-			continue;
-		memset(&b, 0, sizeof(b));
-		fill(files[i], &b);
-		write_file(tmp, files[i], b.s);
-		free(b.s);
-		buf_printf(&kbuild, " %.*s.o", (int)strlen(files[i]) - 2, files[i]);
-	}
-	memset(&b, 0, sizeof(b));
-	fill("fs.h", &b);
-	{
-		char hname[300];
-
-		snprintf(hname, sizeof(hname), "%s.h", fist.fs);
-		write_file(tmp, hname, b.s);
-	}
-	free(b.s);
-
-	if (fist.extra.len && strspn(fist.extra.s, " \t\r\n") < fist.extra.len) {
-		memset(&b, 0, sizeof(b));
-		buf_printf(&b, "// SPDX-License-Identifier: GPL-2.0\n/*\n * %s: the additional C of %s, from its line %d.\n */\n\n#include \"%s.h\"\n\n#line %d \"%s\"\n",
-			   fist.fs, fist.base, fist.extra_line, fist.fs,
-			   fist.extra_line, fist.base);
-		buf_str(&b, fist.extra.s);
-		write_file(tmp, "fist.c", b.s);
-		free(b.s);
-		buf_str(&kbuild, " fist.o");
-	}
-	buf_str(&kbuild, "\n");
-	if (fist.debug)
-		buf_str(&kbuild, "ccflags-y := -DDEBUG\n");
-	write_file(tmp, "Kbuild", kbuild.s);
-
-	if (fist.nioctls) {
-		char hname[300];
-
-		memset(&b, 0, sizeof(b));
-		buf_printf(&b, "/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */\n/*\n * %s's ioctls, generated by fistgen from %s.\n */\n#ifndef _UAPI_%s_IOCTL_H\n#define _UAPI_%s_IOCTL_H\n\n#include <linux/ioctl.h>\n#include <linux/types.h>\n\n#define %s_IOC_MAGIC 0xf5\n",
-			   fist.fs, fist.base, up, up, up);
-		for (int i = 0; i < fist.nioctls; i++) {
-			struct ioctl *io = &fist.ioctls[i];
-			char *n = upper(io->name);
-
-			buf_printf(&b, "\nstruct %s_%s {\n", fist.fs, io->name);
-			emit_code(&b, io->fields, "\t", NULL, "", io->name);
-			buf_printf(&b, "};\n\n#define %s_IOC_%s _IOWR(%s_IOC_MAGIC, %d, struct %s_%s)\n",
-				   up, n, up, i + 1, fist.fs, io->name);
-			free(n);
-		}
-		buf_printf(&b, "\n#endif /* _UAPI_%s_IOCTL_H */\n", up);
-		snprintf(hname, sizeof(hname), "%s_ioctl.h", fist.fs);
-		write_file(tmp, hname, b.s);
-		free(b.s);
-	}
+	if (target == FUSE)
+		generate_fuse(tmp);
+	else
+		generate_kernel(tmp);
+	if (fist.nioctls)
+		write_ioctl_header(tmp);
 
 	for (int i = 0; i <= (int)NVOPS; i++)
 		for (int w = 0; w < NWHEN; w++)
@@ -1388,12 +1490,11 @@ static void generate(const char *outdir)
 	}
 	if (rename(tmp, outdir))
 		die("%s: %s", outdir, strerror(errno));
-	free(up);
 }
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: fistgen [-t TEMPLATEDIR] -o OUTDIR NAME.fist\n");
+	fprintf(stderr, "usage: fistgen [-T kernel|fuse] [-t TEMPLATEDIR] -o OUTDIR NAME.fist\n");
 	exit(2);
 }
 
@@ -1402,8 +1503,12 @@ int main(int argc, char **argv)
 	const char *outdir = NULL, *base, *dot;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "t:o:")) != -1) {
-		if (opt == 't')
+	while ((opt = getopt(argc, argv, "T:t:o:")) != -1) {
+		if (opt == 'T' && !strcmp(optarg, "kernel"))
+			target = KERNEL;
+		else if (opt == 'T' && !strcmp(optarg, "fuse"))
+			target = FUSE;
+		else if (opt == 't')
 			templates = optarg;
 		else if (opt == 'o')
 			outdir = optarg;

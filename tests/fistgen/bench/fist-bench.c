@@ -2,8 +2,9 @@
 /*
  * make bench for fistgen's file systems: in one boot, the same workloads
  * on a tmpfs directory (the lower file system), through wrapfs and
- * rot13fs stacked on it, and through mainline's overlayfs (its upper
- * layer on the same tmpfs) for comparison:
+ * rot13fs stacked on it, through the same two descriptions' FUSE target
+ * (fistgen -T fuse), and through mainline's overlayfs (its upper layer on
+ * the same tmpfs) for comparison:
  *
  *   seq-write       a 32 MiB file written in 128 KiB writes, then fsync
  *   cached-read     the file read whole in 128 KiB reads, in the cache
@@ -29,6 +30,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -39,10 +41,13 @@
 #define FILES	10000
 #define ROUNDS	5
 
-enum target { LOWER, WRAPFS, ROT13FS, OVERLAY, TARGETS };
-static const char *const names[TARGETS] = { "lower", "wrapfs", "rot13fs", "overlayfs" };
+enum target { LOWER, WRAPFS, ROT13FS, OVERLAY, WRAPFS_FUSE, ROT13FS_FUSE, TARGETS };
+static const char *const names[TARGETS] = {
+	"lower", "wrapfs", "rot13fs", "overlayfs", "wrapfs-fuse", "rot13fs-fuse",
+};
 static const char *const dirs[TARGETS] = {
 	DIR "/lower/plain", DIR "/wrapfs/w", DIR "/rot13fs/r", DIR "/overlay/o",
+	DIR "/wrapfs-fuse/wf", DIR "/rot13fs-fuse/rf",
 };
 
 enum work { SEQ_WRITE, CACHED_READ, UNCACHED_READ, RANDOM_READ, METADATA, WORKS };
@@ -80,10 +85,31 @@ static void load(const char *name)
 	close(fd);
 }
 
+/* fistgen -T fuse's daemon for @name over the lower tmpfs at @mnt. */
+static void fuse_mount(const char *name, const char *mnt)
+{
+	char daemon[128];
+	int status;
+	pid_t pid;
+
+	snprintf(daemon, sizeof(daemon), "/tests/fistgen/fist/%s-fuse", name);
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (pid == 0) {
+		execl(daemon, daemon, DIR "/lower", mnt, (char *)NULL);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		die(daemon);
+}
+
 static void setup(void)
 {
 	const char *mkd[] = { DIR, DIR "/lower", DIR "/wrapfs", DIR "/rot13fs",
-			      DIR "/overlay", DIR "/empty" };
+			      DIR "/overlay", DIR "/empty", DIR "/wrapfs-fuse",
+			      DIR "/rot13fs-fuse" };
 
 	for (size_t i = 0; i < sizeof(mkd) / sizeof(mkd[0]); i++)
 		if (mkdir(mkd[i], 0755) && errno != EEXIST)
@@ -96,6 +122,9 @@ static void setup(void)
 		die("lower directories");
 	if (mkdir(DIR "/lower/ov/o", 0755))
 		die("overlay directory");
+	if (mkdir(DIR "/lower/wf", 0755) ||
+	    mkdir(DIR "/lower/es", 0755))	/* rot13 of "rf" */
+		die("FUSE directories");
 	load("wrapfs");
 	load("rot13fs");
 	if (mount(DIR "/lower", DIR "/wrapfs", "wrapfs", 0, NULL))
@@ -106,6 +135,8 @@ static void setup(void)
 		  "lowerdir=" DIR "/empty,upperdir=" DIR "/lower/ov,workdir="
 		  DIR "/lower/ovwork"))
 		die("mount overlay");
+	fuse_mount("wrapfs", DIR "/wrapfs-fuse");
+	fuse_mount("rot13fs", DIR "/rot13fs-fuse");
 }
 
 static void drop_caches(void)
@@ -288,6 +319,8 @@ int main(void)
 		printf("bench fist-bench rot13fs-minus-wrapfs-%s %.2f us/MB\n", works[w],
 		       1e6 * (1 / m[ROT13FS][w] - 1 / m[WRAPFS][w]));
 	printf("bench fist-bench rot13-cost %.2f us/MB\n", 1e6 / median(rot13));
+	umount(DIR "/rot13fs-fuse");
+	umount(DIR "/wrapfs-fuse");
 	umount(DIR "/overlay");
 	umount(DIR "/rot13fs");
 	umount(DIR "/wrapfs");
