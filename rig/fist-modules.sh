@@ -1,5 +1,5 @@
 #!/bin/sh
-# Generate the stackable file systems a test group names (group.conf "fist=NAME...", tools/fistgen/examples/NAME.fist), check them with checkpatch --strict and build them with W=1 against one kernel variant.
+# Generate the stackable file systems a test group names (group.conf "fist=NAME...": the group's NAME.fist or tools/fistgen/examples/NAME.fist), check them with checkpatch --strict and build them with W=1 against one kernel variant.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -18,8 +18,10 @@ for dir in "$@"; do
 	ko=$RIG_BUILD/mod-$variant/$g-fist
 	mkdir -p "$ko"
 	for n in $names; do
-		src=$RIG_TOP/tools/fistgen/examples/$n.fist
-		[ -f "$src" ] || die "group $g names $n: $src is missing"
+		# The group's own description (tests/GROUP/NAME.fist), or an example.
+		src=$dir/$n.fist
+		[ -f "$src" ] || src=$RIG_TOP/tools/fistgen/examples/$n.fist
+		[ -f "$src" ] || die "group $g names $n: neither $dir/$n.fist nor $src exists"
 		# Generated afresh, copied over by content: unchanged files keep
 		# their mtimes and Kbuild does not rebuild them.
 		rm -rf "$gen/$n.new"

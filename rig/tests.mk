@@ -100,17 +100,18 @@ $(OUT)/tests/$(2)/ext4.img: $(1)/group.conf
 # descriptions (bad/*.fist), for the generator's tests in the guest; in
 # fist/gen/NAME, each example generated on the host, for the tests to
 # include its uapi header (NAME/NAME_ioctl.h); and in fist/NAME-fuse,
-# each example's FUSE target, a static daemon.
+# each example's FUSE target, a static daemon.  The group's own *.fist
+# (descriptions for its tests alone) are generated and built alike.
 $(OUT)/tests/$(2)/fist/stamp: $(TOP)/tools/fistgen/fistgen.c \
 		$(wildcard $(TOP)/tools/fistgen/templates/* \
 		$(TOP)/tools/fistgen/templates/fuse/* \
-		$(TOP)/tools/fistgen/examples/*.fist $(1)/bad/*.fist)
+		$(TOP)/tools/fistgen/examples/*.fist $(1)/*.fist $(1)/bad/*.fist)
 	rm -rf $$(@D)
 	mkdir -p $$(@D)/bad $$(@D)/gen
 	cp -r $(TOP)/tools/fistgen/templates $(TOP)/tools/fistgen/examples $$(@D)/
 	cp $(1)/bad/*.fist $$(@D)/bad/
 	$$(CC) -O2 -Wall -Werror -D_GNU_SOURCE -o $$(@D)/gen/fistgen $$<
-	for f in $(TOP)/tools/fistgen/examples/*.fist; do \
+	for f in $(TOP)/tools/fistgen/examples/*.fist $(wildcard $(1)/*.fist); do \
 		n=$$$$(basename $$$$f .fist); \
 		$$(@D)/gen/fistgen -t $(TOP)/tools/fistgen/templates \
 			-o $$(@D)/gen/$$$$n $$$$f || exit 1; \

@@ -46,6 +46,10 @@ static const struct fist_fs fist_rot13fs_fuse = { "rot13fs", true, true, FIST_RO
 static const struct fist_fs fist_countfs_fuse = { "countfs", false, false, FIST_NONE, true };
 static const struct fist_fs fist_caesarfs_fuse = { "caesarfs", true, true, FIST_CAESAR, true };
 
+/* tests/fistgen/everycall.fist: a call rule on each operation that takes one. */
+static const struct fist_fs fist_everycall = { "everycall", false, false, FIST_NONE };
+static const struct fist_fs fist_everycall_fuse = { "everycall", false, false, FIST_NONE, true };
+
 /* Where the group's FUSE daemons are (rig/tests.mk). */
 #define FIST_FUSE_DIR "/tests/fistgen/fist"
 

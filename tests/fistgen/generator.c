@@ -190,7 +190,7 @@ static const struct example fuse_examples[] = {
 	  "rot13fs-fuse: rot13fs_fuse.c fist.c rot13fs.h\n" },
 	{ "countfs", { "Makefile", "countfs.h", "countfs_fuse.c", "countfs_ioctl.h" },
 	  { "Kbuild", "inode.c", "fist.c" },
-	  "countfs-fuse: countfs_fuse.c countfs.h\n" },
+	  "countfs-fuse: countfs_fuse.c countfs.h countfs_ioctl.h\n" },
 	{ "caesarfs", { "Makefile", "caesarfs.h", "caesarfs_fuse.c", "fist.c" },
 	  { "Kbuild", "file.c" },
 	  "caesarfs-fuse: caesarfs_fuse.c fist.c caesarfs.h\n" },
@@ -237,14 +237,16 @@ TEST(every_example_generates_a_fuse_daemon_source_tree)
 }
 
 /*
- * A rule's $N and %sb are kernel objects: fine for the module, an error
- * where they are used for the FUSE target, which generates nothing.
+ * A rule's $N and %sb are kernel objects, and a getattr call rule must
+ * make the attributes: fine for the module, an error where they are for
+ * the FUSE target, which generates nothing.
  */
 TEST(the_fuse_target_refuses_the_kernels_objects)
 {
 	static const char fist[] = "%%\n%op:unlink:precall {\n"
 		"\tif (!$0)\n\t\t$ret = -EINVAL;\n}\n"
-		"%op:read:postcall {\n\tif (%sb)\n\t\t$ret = 0;\n}\n";
+		"%op:read:postcall {\n\tif (%sb)\n\t\t$ret = 0;\n}\n"
+		"%op:getattr:call {\n\t$ret = -EPERM;\n}\n";
 	char err[4096];
 
 	mkdir(FIST_DIR, 0755);
@@ -257,7 +259,9 @@ TEST(the_fuse_target_refuses_the_kernels_objects)
 		TH_LOG("%s", err);
 	EXPECT_NE(NULL, strstr(err, FIST_DIR "/kernelish.fist:7:6: %sb is the kernel's super_block"))
 		TH_LOG("%s", err);
-	EXPECT_NE(NULL, strstr(err, "2 errors; nothing generated"));
+	EXPECT_NE(NULL, strstr(err, FIST_DIR "/kernelish.fist:10:13: getattr cannot have a call rule in the fuse target"))
+		TH_LOG("%s", err);
+	EXPECT_NE(NULL, strstr(err, "3 errors; nothing generated"));
 	EXPECT_NE(0, access(OUT "-kernelish-fuse", F_OK));
 }
 

@@ -13,6 +13,7 @@
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -108,6 +109,23 @@ static int stats(const char *dir, struct countfs_stats *st)
 	return ret;
 }
 
+/*
+ * The bytes getdents64 gives for @dir, or -1: not opendir(), which
+ * fstat()s the directory first.
+ */
+static int listing_size(const char *dir)
+{
+	char buf[4096];
+	int fd = open(dir, O_RDONLY | O_DIRECTORY), n = 0, got;
+
+	if (fd < 0)
+		return -1;
+	while ((got = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0)
+		n += got;
+	close(fd);
+	return got < 0 ? -1 : n;
+}
+
 /* countfs over LOWER_DIR at @mnt: the module, or its FUSE daemon. */
 static int mount_countfs(bool fuse, const char *mnt, const char *opts)
 {
@@ -170,6 +188,54 @@ TEST_F(mod, countfs_fuse_counts_each_mount_apart)
 	counts_each_mount_apart(_metadata, true);
 }
 
+/*
+ * everycall.fist's call rules replace the lower calls: reads end at once,
+ * writes and chmod are refused with the rule's errno, a listing is empty
+ * (not even "." and "..") and ioctls give the rule's EDOM; the lower file
+ * is untouched.
+ */
+static void call_rules(struct __test_metadata *_metadata,
+		       const struct fist_fs *fs)
+{
+	char buf[16], *text;
+	size_t len;
+	int fd;
+
+	ASSERT_EQ(0, fist_write_file(LOWER_DIR "/below", "lower data", 10));
+	if (fs->fuse) {
+		ASSERT_EQ(0, fist_fuse_mount(fs, LOWER_DIR, MNT, ""));
+	} else {
+		ASSERT_EQ(0, fist_load(fs));
+		ASSERT_EQ(0, mount(LOWER_DIR, MNT, fs->name, 0, NULL));
+	}
+	fd = open(MNT "/below", O_RDWR);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(0, read(fd, buf, sizeof(buf)));
+	EXPECT_EQ(-1, write(fd, "upper", 5));
+	EXPECT_EQ(EROFS, errno);
+	EXPECT_EQ(-1, ioctl(fd, _IO('f', 0x7e)));
+	EXPECT_EQ(EDOM, errno);
+	close(fd);
+	EXPECT_EQ(-1, chmod(MNT "/below", 0600));
+	EXPECT_EQ(EPERM, errno);
+	EXPECT_EQ(0, listing_size(MNT));
+	text = fist_read_file(LOWER_DIR "/below", &len);
+	ASSERT_NE(NULL, text);
+	EXPECT_EQ(10, len);
+	EXPECT_EQ(0, memcmp(text, "lower data", 10));
+	free(text);
+}
+
+TEST_F(mod, call_rules_replace_the_lower_call)
+{
+	call_rules(_metadata, &fist_everycall);
+}
+
+TEST_F(mod, call_rules_replace_the_lower_call_in_the_fuse_target)
+{
+	call_rules(_metadata, &fist_everycall_fuse);
+}
+
 TEST_F(mod, a_fuse_daemon_refuses_what_the_module_refuses)
 {
 	ASSERT_EQ(0, fist_write_file(LOWER_DIR "/file", "", 0));
@@ -219,7 +285,8 @@ static int user_mount(void *arg)
 	if (!text || len != 12 || memcmp(text, "Uryyb, jbeyq", 12))
 		return 3;
 	free(text);
-	if (stat(FIST_DIR "/user-lower/Uryyb", &st) || st.st_uid != RIG_USER_UID)
+	/* Its own mount: the mount's owner is the user. */
+	if (stat(mnt, &st) || st.st_uid != RIG_USER_UID)
 		return 4;
 	if (fusermount_u(mnt))
 		return 5;

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/types.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
@@ -120,6 +122,55 @@ TEST_F(users, creations_keep_the_directorys_group_and_set_user_id)
 	ASSERT_EQ(0, stat(LOWER("shared/dir"), &st));
 	EXPECT_EQ(2000, st.st_gid);
 	EXPECT_TRUE(st.st_mode & S_ISGID);
+}
+
+/* uid 1000: paths[0] refused by its ACL (EACCES), paths[1] readable. */
+static int read_as_acls_say(void *arg)
+{
+	const char *const *paths = arg;
+	int fd;
+
+	fd = open(paths[0], O_RDONLY);
+	if (fd >= 0)
+		return 1;
+	if (errno != EACCES)
+		return 2;
+	fd = open(paths[1], O_RDONLY);
+	if (fd < 0)
+		return 3;
+	close(fd);
+	return 0;
+}
+
+/*
+ * A lower file whose ACL denies uid 1000 what its mode bits allow others
+ * is denied above too; its twin without the ACL is not.
+ */
+TEST_F(users, a_lower_acl_is_enforced_above)
+{
+	/* system.posix_acl_access: u::rw- u:1000:--- g::r-- m::r-- o::r-- */
+	struct {
+		__u32 version;
+		struct {
+			__u16 tag, perm;
+			__u32 id;
+		} e[5];
+	} acl = { 2, {
+		{ 0x01, 6, -1 }, { 0x02, 0, RIG_USER_UID }, { 0x04, 4, -1 },
+		{ 0x10, 4, -1 }, { 0x20, 4, -1 },
+	} };
+	char denied[512], plain[512];
+	const char *paths[2] = { denied, plain };
+
+	ASSERT_EQ(0, fist_write_file(LOWER("acl"), "a", 1));
+	ASSERT_EQ(0, fist_write_file(LOWER("plain"), "p", 1));
+	ASSERT_EQ(0, chmod(LOWER("acl"), 0644));
+	ASSERT_EQ(0, chmod(LOWER("plain"), 0644));
+	ASSERT_EQ(0, setxattr(LOWER("acl"), "system.posix_acl_access", &acl,
+			      sizeof(acl), 0)) TH_LOG("%s", strerror(errno));
+	snprintf(denied, sizeof(denied), "%s", UPPER("acl"));
+	snprintf(plain, sizeof(plain), "%s", UPPER("plain"));
+	EXPECT_EQ(0, run_unprivileged(read_as_acls_say, paths));
 }
 
 /*

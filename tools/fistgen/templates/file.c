@@ -133,6 +133,7 @@ static int @fs@_open(struct inode *inode, struct file *file)
 }
 
 /* Directories */
+/*@if !rule readdir call@*/
 
 struct @fs@_readdir {
 	struct dir_context ctx;
@@ -179,6 +180,7 @@ static int @fs@_do_readdir(struct file *file, struct dir_context *ctx)
 	fsstack_copy_attr_atime(file_inode(file), file_inode(lower_file));
 	return err;
 }
+/*@endif@*/
 
 static int @fs@_readdir(struct file *file, struct dir_context *ctx)
 {
@@ -220,6 +222,7 @@ static int @fs@_backing_fsync(struct file *file, loff_t start, loff_t end,
 	revert_creds(old);
 	return err;
 }
+/*@if !rule ioctl call@*/
 /*@if ioctl@*/
 
 /*@ioctl-functions@*/
@@ -235,6 +238,7 @@ static long @fs@_do_ioctl(struct file *file, unsigned int cmd,
 /*@endif@*/
 	return -ENOTTY;
 }
+/*@endif@*/
 
 static long @fs@_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
@@ -285,6 +289,7 @@ static void @fs@_backing_ctx(struct file *file, struct backing_file_ctx *ctx)
 	ctx->accessed = @fs@_accessed;
 	ctx->end_write = @fs@_end_write;
 }
+/*@if !rule read call@*/
 
 static ssize_t @fs@_do_read(struct kiocb *iocb, struct iov_iter *iter)
 {
@@ -295,6 +300,8 @@ static ssize_t @fs@_do_read(struct kiocb *iocb, struct iov_iter *iter)
 	return backing_file_read_iter(file->private_data, iter, iocb,
 				      iocb->ki_flags, &ctx);
 }
+/*@endif@*/
+/*@if !rule write call@*/
 
 /*
  * The backing helpers remove the upper file's privileges (set-user-ID,
@@ -314,6 +321,7 @@ static ssize_t @fs@_do_write(struct kiocb *iocb, struct iov_iter *iter)
 	inode_unlock(inode);
 	return ret;
 }
+/*@endif@*/
 
 static ssize_t @fs@_splice_read(struct file *in, loff_t *ppos,
 				struct pipe_inode_info *pipe, size_t len,
@@ -416,16 +424,20 @@ const struct address_space_operations @fs@_null_aops = {
 	.direct_IO	= noop_direct_IO,
 };
 /*@else@*/
+/*@if !rule read call@*/
 
 static ssize_t @fs@_do_read(struct kiocb *iocb, struct iov_iter *iter)
 {
 	return generic_file_read_iter(iocb, iter);
 }
+/*@endif@*/
+/*@if !rule write call@*/
 
 static ssize_t @fs@_do_write(struct kiocb *iocb, struct iov_iter *iter)
 {
 	return generic_file_write_iter(iocb, iter);
 }
+/*@endif@*/
 
 /* Written pages reach the lower file at close (as NFS does) or fsync. */
 static int @fs@_flush(struct file *file, fl_owner_t id)

@@ -624,6 +624,7 @@ static int @fs@_rename(struct mnt_idmap *idmap, struct inode *old_dir,
 	/*@rule rename postcall@*/
 	return err;
 }
+/*@if !rule setattr call@*/
 
 /*
  * The attribute change @ia, made through the upper mount's idmapping
@@ -654,6 +655,8 @@ static void @fs@_lower_iattr(struct mnt_idmap *idmap, struct inode *inode,
 	lower_ia->ia_valid &= ~ATTR_FILE;
 	lower_ia->ia_file = NULL;
 }
+/*@endif@*/
+/*@if !rule setattr call@*/
 
 static int @fs@_do_setattr(struct mnt_idmap *idmap, struct dentry *dentry,
 			   struct iattr *ia)
@@ -726,6 +729,7 @@ out:
 /*@endif@*/
 	return err;
 }
+/*@endif@*/
 
 static int @fs@_setattr(struct mnt_idmap *idmap, struct dentry *dentry,
 			struct iattr *ia)
@@ -744,6 +748,7 @@ static int @fs@_setattr(struct mnt_idmap *idmap, struct dentry *dentry,
 	/*@rule setattr postcall@*/
 	return err;
 }
+/*@if !rule getattr call@*/
 
 static int @fs@_do_getattr(struct mnt_idmap *idmap, const struct path *path,
 			   struct kstat *stat, u32 request_mask,
@@ -772,6 +777,7 @@ static int @fs@_do_getattr(struct mnt_idmap *idmap, const struct path *path,
 	stat->blocks = blocks;
 	return 0;
 }
+/*@endif@*/
 
 static int @fs@_getattr(struct mnt_idmap *idmap, const struct path *path,
 			struct kstat *stat, u32 request_mask,

@@ -9,8 +9,9 @@
  * its lower object, and every operation is done on the lower file system
  * through it (the *at() calls).  An ordinary user mounts it through
  * fusermount3; mounted by root, it lets every user in and the kernel
- * checks each caller on the upper inode (allow_other,default_permissions),
- * and what a caller creates is given to it.  The description's rules run
+ * checks each caller on the upper inode (allow_other,default_permissions,
+ * and the lower ACLs), and creations run with the caller's file system
+ * ids and root's capabilities, as the module's do with the mounter's.  The description's rules run
  * around the lower calls, as in the module: a precall rule that sets the
  * return code skips the call, a postcall rule sees and may change it.
  */
@@ -20,10 +21,15 @@
 #include <fcntl.h>
 #include <fuse_lowlevel.h>
 #include <limits.h>
+#include <linux/openat2.h>
+#include <linux/securebits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/statvfs.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -48,7 +54,7 @@ static struct {
 	struct @fs@_node root;
 	pthread_mutex_t lock;		/* the hash table and the counts */
 	struct @fs@_node *hash[@FS@_HASH];
-	bool give;			/* root: creations go to the caller */
+	bool root_daemon;		/* creations go to the caller */
 	const char *lower;
 /*@if pervfs@*/
 	struct @fs@_pervfs pervfs;
@@ -100,6 +106,9 @@ static int @fs@_lower_name(const char *name, char *buf)
 	memcpy(buf, name, n);
 /*@endif@*/
 	buf[n] = '\0';
+	/* A name that would leave the directory (the module's lookup_one too). */
+	if (!strcmp(buf, ".") || !strcmp(buf, ".."))
+		return -EINVAL;
 	return 0;
 }
 /*@if name@*/
@@ -179,11 +188,16 @@ static void @fs@_unref(struct @fs@_node *node, uint64_t n)
 static int @fs@_entry(fuse_ino_t parent, const char *lname,
 		      struct fuse_entry_param *e)
 {
+	struct open_how how = {
+		.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
+		.resolve = RESOLVE_NO_XDEV | RESOLVE_NO_MAGICLINKS,
+	};
 	struct @fs@_node *node, **slot;
 	struct stat st;
 	int fd;
 
-	fd = openat(@fs@_fd(parent), lname, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	/* A file system mounted below is not crossed, as lookup_one does not. */
+	fd = syscall(SYS_openat2, @fs@_fd(parent), lname, &how, sizeof(how));
 	if (fd < 0)
 		return @fs@_errno();
 	if (fstatat(fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW)) {
@@ -241,31 +255,21 @@ static void @fs@_reply_entry(fuse_req_t req, struct fuse_entry_param *e,
 }
 
 /*
- * After a creation by root for another user: the new object is theirs,
- * and their group's unless the directory is set-group-ID (then it has
- * the directory's group already, as the lower file system gave it).  The
- * chown clears a set-user-ID or set-group-ID bit of a file: put back as
- * @mode had it (the kernel has cleared what the caller may not set).
+ * Root's daemon creates with the caller's file system ids, keeping its
+ * capabilities (SECBIT_NO_SETUID_FIXUP, set in main()): the new object is
+ * the caller's from the start, with the group a set-group-ID directory
+ * gives, as the module creates with the mounter's credentials carrying
+ * the caller's ids.  The ids are the calling thread's own; @on false puts
+ * root's back.
  */
-static int @fs@_give(fuse_req_t req, int dirfd, const char *lname,
-		     mode_t mode)
+static void @fs@_as_caller(fuse_req_t req, bool on)
 {
 	const struct fuse_ctx *ctx = fuse_req_ctx(req);
-	gid_t gid = ctx->gid;
-	struct stat dir;
 
-	if (!@fs@_mount.give)
-		return 0;
-	if (fstatat(dirfd, "", &dir, AT_EMPTY_PATH))
-		return @fs@_errno();
-	if (dir.st_mode & S_ISGID)
-		gid = (gid_t)-1;
-	if (fchownat(dirfd, lname, ctx->uid, gid, AT_SYMLINK_NOFOLLOW))
-		return @fs@_errno();
-	if (!S_ISDIR(mode) && !S_ISLNK(mode) && (mode & (S_ISUID | S_ISGID)) &&
-	    fchmodat(dirfd, lname, mode & 07777, 0))
-		return @fs@_errno();
-	return 0;
+	if (!@fs@_mount.root_daemon)
+		return;
+	syscall(SYS_setfsgid, on ? ctx->gid : 0);
+	syscall(SYS_setfsuid, on ? ctx->uid : 0);
 }
 
 static int @fs@_do_lookup(fuse_ino_t parent, const char *name,
@@ -277,7 +281,9 @@ static int @fs@_do_lookup(fuse_ino_t parent, const char *name,
 	err = @fs@_lower_name(name, lname);
 	if (err)
 		return err;
-	return @fs@_entry(parent, lname, e);
+	err = @fs@_entry(parent, lname, e);
+	/* A negative entry, not an error, as the module's lookup gives. */
+	return err == -ENOENT ? 0 : err;
 }
 
 static void @fs@_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
@@ -328,31 +334,31 @@ static int @fs@_do_make(fuse_req_t req, fuse_ino_t parent, const char *name,
 	err = @fs@_lower_name(name, lname);
 	if (err)
 		return err;
+	@fs@_as_caller(req, true);
 	if (S_ISDIR(mode)) {
-		err = mkdirat(dirfd, lname, mode);
+		err = mkdirat(dirfd, lname, mode) ? @fs@_errno() : 0;
 	} else if (S_ISLNK(mode)) {
 /*@if name@*/
 		char *ltarget = malloc(PATH_MAX);
 
-		if (!ltarget)
+		if (!ltarget) {
+			@fs@_as_caller(req, false);
 			return -ENOMEM;
+		}
 		err = @fs@_code_path(target, ltarget, true);
 		if (!err)
 			err = symlinkat(ltarget, dirfd, lname) ? @fs@_errno() : 0;
 		free(ltarget);
-		if (err)
-			return err;
 /*@else@*/
-		err = symlinkat(target, dirfd, lname);
+		err = symlinkat(target, dirfd, lname) ? @fs@_errno() : 0;
 /*@endif@*/
 	} else {
-		err = mknodat(dirfd, lname, mode, rdev);
+		err = mknodat(dirfd, lname, mode, rdev) ? @fs@_errno() : 0;
 	}
+	@fs@_as_caller(req, false);
 	if (err)
-		return @fs@_errno();
-	err = @fs@_give(req, dirfd, lname, mode);
-	if (!err)
-		err = @fs@_entry(parent, lname, e);
+		return err;
+	err = @fs@_entry(parent, lname, e);
 	if (err)
 		S_ISDIR(mode) ? unlinkat(dirfd, lname, AT_REMOVEDIR) :
 				unlinkat(dirfd, lname, 0);
@@ -583,7 +589,7 @@ static int @fs@_do_getattr(fuse_ino_t ino, struct stat *st)
 static void @fs@_getattr(fuse_req_t req, fuse_ino_t ino,
 			 struct fuse_file_info *fi)
 {
-	struct stat st;
+	struct stat st = { 0 };
 	int err = 0;
 
 	/*@rule getattr precall@*/
@@ -603,6 +609,7 @@ out:
 	else
 		fuse_reply_attr(req, &st, 0);
 }
+/*@if !rule setattr call@*/
 
 static int @fs@_do_setattr(fuse_ino_t ino, struct stat *attr, int to_set,
 			   struct fuse_file_info *fi)
@@ -646,6 +653,7 @@ static int @fs@_do_setattr(fuse_ino_t ino, struct stat *attr, int to_set,
 	}
 	return 0;
 }
+/*@endif@*/
 
 static void @fs@_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 			 int to_set, struct fuse_file_info *fi)
@@ -673,11 +681,19 @@ out:
 		fuse_reply_attr(req, &st, 0);
 }
 
-/* The flags the lower file is opened with: the kernel gives the offsets. */
+/*
+ * The flags the lower file is opened with: the kernel gives the offsets.
+ * With a data filter, O_DIRECT stays above: FUSE sends such reads and
+ * writes to the daemon past its page cache, and the daemon decodes and
+ * encodes them as any other.
+ */
 static int @fs@_lower_flags(int flags)
 {
-	return (flags & ~(O_CREAT | O_EXCL | O_NOCTTY | O_NOFOLLOW | O_APPEND)) |
-	       O_CLOEXEC;
+	flags &= ~(O_CREAT | O_EXCL | O_NOCTTY | O_NOFOLLOW | O_APPEND);
+/*@if data@*/
+	flags &= ~O_DIRECT;
+/*@endif@*/
+	return flags | O_CLOEXEC;
 }
 
 static int @fs@_do_open(fuse_ino_t ino, struct fuse_file_info *fi)
@@ -689,11 +705,6 @@ static int @fs@_do_open(fuse_ino_t ino, struct fuse_file_info *fi)
 	/* Write-only by the description: a file is opened for writing only. */
 	if ((fi->flags & O_ACCMODE) != O_WRONLY)
 		return -EACCES;
-/*@endif@*/
-/*@if data@*/
-	/* The kernel's page cache holds decoded data: no O_DIRECT. */
-	if (fi->flags & O_DIRECT)
-		return -EINVAL;
 /*@endif@*/
 	@fs@_proc_path(proc, @fs@_fd(ino));
 	fd = open(proc, @fs@_lower_flags(fi->flags));
@@ -707,6 +718,7 @@ static void @fs@_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	int err = 0;
 
+	fi->fh = -1;
 	/*@rule open precall@*/
 /*@if rule open precall@*/
 	if (err)
@@ -720,6 +732,8 @@ static void @fs@_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 out:
 /*@endif@*/
 	if (err) {
+		if ((int)fi->fh >= 0)
+			close(fi->fh);
 		fuse_reply_err(req, -err);
 		return;
 	}
@@ -738,20 +752,17 @@ static int @fs@_do_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 	if ((fi->flags & O_ACCMODE) != O_WRONLY)
 		return -EACCES;
 /*@endif@*/
-/*@if data@*/
-	if (fi->flags & O_DIRECT)
-		return -EINVAL;
-/*@endif@*/
 	err = @fs@_lower_name(name, lname);
 	if (err)
 		return err;
+	@fs@_as_caller(req, true);
 	fd = openat(dirfd, lname, @fs@_lower_flags(fi->flags) | O_CREAT | O_EXCL,
 		    mode);
-	if (fd < 0)
-		return @fs@_errno();
-	err = @fs@_give(req, dirfd, lname, S_IFREG | mode);
-	if (!err)
-		err = @fs@_entry(parent, lname, e);
+	err = fd < 0 ? @fs@_errno() : 0;
+	@fs@_as_caller(req, false);
+	if (err)
+		return err;
+	err = @fs@_entry(parent, lname, e);
 	if (err) {
 		unlinkat(dirfd, lname, 0);
 		close(fd);
@@ -790,6 +801,7 @@ static void *@fs@_buffer(size_t size)
 
 	return posix_memalign(&buf, 4096, size ? size : 1) ? NULL : buf;
 }
+/*@if !rule read call@*/
 
 /* Reads into @buf and decodes: the bytes read or -errno. */
 static ssize_t @fs@_do_read(struct fuse_file_info *fi, void *buf, size_t size,
@@ -804,6 +816,7 @@ static ssize_t @fs@_do_read(struct fuse_file_info *fi, void *buf, size_t size,
 /*@endif@*/
 	return n;
 }
+/*@endif@*/
 
 static void @fs@_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		      struct fuse_file_info *fi)
@@ -815,6 +828,10 @@ static void @fs@_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
+/*@if rule read call@*/
+	/* What a call rule's count says was read, and no old heap. */
+	memset(buf, 0, size);
+/*@endif@*/
 	/*@rule read precall@*/
 /*@if rule read precall@*/
 	if (err)
@@ -834,6 +851,7 @@ out:
 		fuse_reply_buf(req, buf, err < n ? err : n);
 	free(buf);
 }
+/*@if !rule write call@*/
 
 /* Encodes a copy of @data and writes it: the bytes written or -errno. */
 static ssize_t @fs@_do_write(struct fuse_file_info *fi, const char *data,
@@ -854,6 +872,7 @@ static ssize_t @fs@_do_write(struct fuse_file_info *fi, const char *data,
 	free(buf);
 	return n;
 }
+/*@endif@*/
 
 static void @fs@_write(fuse_req_t req, fuse_ino_t ino, const char *data,
 		       size_t size, off_t off, struct fuse_file_info *fi)
@@ -881,9 +900,9 @@ out:
 /* Each close: errors the lower file system reports at close (NFS). */
 static void @fs@_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	int err = close(dup(fi->fh)) ? errno : 0;
+	int fd = dup(fi->fh);
 
-	fuse_reply_err(req, err);
+	fuse_reply_err(req, fd < 0 || close(fd) ? errno : 0);
 }
 
 static void @fs@_release(fuse_req_t req, fuse_ino_t ino,
@@ -922,33 +941,60 @@ struct @fs@_dir {
 	size_t noffs, size;
 };
 
-static void @fs@_opendir(fuse_req_t req, fuse_ino_t ino,
-			 struct fuse_file_info *fi)
+static int @fs@_do_opendir(fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct @fs@_dir *d = calloc(1, sizeof(*d));
-	int fd;
+	int fd, err;
 
-	if (!d) {
-		fuse_reply_err(req, ENOMEM);
-		return;
-	}
+	if (!d)
+		return -ENOMEM;
 	fd = openat(@fs@_fd(ino), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	d->dp = fd < 0 ? NULL : fdopendir(fd);
 	if (!d->dp) {
-		int err = errno;
-
+		err = @fs@_errno();
 		if (fd >= 0)
 			close(fd);
 		free(d);
-		fuse_reply_err(req, err);
-		return;
+		return err;
 	}
 	fi->fh = (uintptr_t)d;
-	if (fuse_reply_open(req, fi)) {
-		closedir(d->dp);
-		free(d);
-	}
+	return 0;
 }
+
+static void @fs@_closedir(struct @fs@_dir *d)
+{
+	closedir(d->dp);
+	free(d->offs);
+	free(d);
+}
+
+/* The module's directories open through the same open: so do the rules. */
+static void @fs@_opendir(fuse_req_t req, fuse_ino_t ino,
+			 struct fuse_file_info *fi)
+{
+	int err = 0;
+
+	fi->fh = 0;
+	/*@rule open precall@*/
+/*@if rule open precall@*/
+	if (err)
+		goto out;
+/*@endif@*/
+	err = @fs@_do_opendir(ino, fi);
+	/*@rule open postcall@*/
+/*@if rule open precall@*/
+out:
+/*@endif@*/
+	if (err) {
+		if (fi->fh)
+			@fs@_closedir((struct @fs@_dir *)(uintptr_t)fi->fh);
+		fuse_reply_err(req, -err);
+		return;
+	}
+	if (fuse_reply_open(req, fi))
+		@fs@_closedir((struct @fs@_dir *)(uintptr_t)fi->fh);
+}
+/*@if !rule readdir call@*/
 
 /* Room in @d->offs for the position after entry @d->pos: 0 or -ENOMEM. */
 static int @fs@_dir_room(struct @fs@_dir *d)
@@ -972,9 +1018,10 @@ static int @fs@_dir_room(struct @fs@_dir *d)
  * mapped back to the lower directory's own position, so that telldir and
  * seekdir mean what they mean below.
  */
-static ssize_t @fs@_do_readdir(fuse_req_t req, struct @fs@_dir *d, char *buf,
-			       size_t size, off_t off)
+static ssize_t @fs@_do_readdir(fuse_req_t req, struct fuse_file_info *fi,
+			       char *buf, size_t size, off_t off)
 {
+	struct @fs@_dir *d = (struct @fs@_dir *)(uintptr_t)fi->fh;
 	size_t used = 0;
 
 	if (off != d->pos) {
@@ -1038,12 +1085,12 @@ static ssize_t @fs@_do_readdir(fuse_req_t req, struct @fs@_dir *d, char *buf,
 	}
 	return used;
 }
+/*@endif@*/
 
 static void @fs@_readdir(fuse_req_t req, fuse_ino_t ino, size_t size,
 			 off_t off, struct fuse_file_info *fi)
 {
-	struct @fs@_dir *d = (struct @fs@_dir *)(uintptr_t)fi->fh;
-	char *buf = malloc(size);
+	char *buf = calloc(1, size);
 	ssize_t err = 0, n = 0;
 
 	if (!buf) {
@@ -1056,7 +1103,7 @@ static void @fs@_readdir(fuse_req_t req, fuse_ino_t ino, size_t size,
 		goto out;
 /*@endif@*/
 	/*@call readdir@*/
-	err = @fs@_do_readdir(req, d, buf, size, off);
+	err = @fs@_do_readdir(req, fi, buf, size, off);
 	/*@endcall@*/
 	n = err;
 	/*@rule readdir postcall@*/
@@ -1073,11 +1120,7 @@ out:
 static void @fs@_releasedir(fuse_req_t req, fuse_ino_t ino,
 			    struct fuse_file_info *fi)
 {
-	struct @fs@_dir *d = (struct @fs@_dir *)(uintptr_t)fi->fh;
-
-	closedir(d->dp);
-	free(d->offs);
-	free(d);
+	@fs@_closedir((struct @fs@_dir *)(uintptr_t)fi->fh);
 	fuse_reply_err(req, 0);
 }
 
@@ -1139,7 +1182,7 @@ static void @fs@_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
  */
 static void @fs@_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 {
-	bool all = !@fs@_mount.give || fuse_req_ctx(req)->uid == 0;
+	bool all = !@fs@_mount.root_daemon || fuse_req_ctx(req)->uid == 0;
 	char proc[32], *buf;
 	ssize_t n, out = 0;
 
@@ -1169,6 +1212,7 @@ static void @fs@_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 	@fs@_reply_xattr(req, buf, n, size);
 	free(buf);
 }
+/*@if !rule ioctl call@*/
 /*@if ioctl@*/
 
 /*@ioctl-functions@*/
@@ -1183,6 +1227,7 @@ static int @fs@_do_ioctl(unsigned int cmd, void *data, size_t size)
 /*@endif@*/
 	return -ENOTTY;
 }
+/*@endif@*/
 
 static void @fs@_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd,
 		       void *arg, struct fuse_file_info *fi, unsigned int flags,
@@ -1218,8 +1263,19 @@ out:
 
 static void @fs@_init(void *userdata, struct fuse_conn_info *conn)
 {
-	/* The offsets of every write are the kernel's: no O_APPEND below. */
-	conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;
+	/*
+	 * Every write reaches the daemon as it is made, at the kernel's
+	 * offset (no writeback cache); truncation at open goes through
+	 * setattr and its rules, as in the module (no atomic O_TRUNC); the
+	 * kernel clears set-user-ID on others' writes, which the daemon,
+	 * writing as root, would keep (no killpriv); and the kernel applies
+	 * the caller's umask, the daemon's being 0 for all its threads.
+	 */
+	conn->want &= ~(FUSE_CAP_WRITEBACK_CACHE | FUSE_CAP_ATOMIC_O_TRUNC |
+			FUSE_CAP_HANDLE_KILLPRIV | FUSE_CAP_DONT_MASK);
+	/* The kernel checks the lower ACLs, which getxattr reads. */
+	if (conn->capable & FUSE_CAP_POSIX_ACL)
+		conn->want |= FUSE_CAP_POSIX_ACL;
 }
 
 static const struct fuse_lowlevel_ops @fs@_ops = {
@@ -1266,6 +1322,44 @@ static const struct fuse_opt @fs@_opts[] = {
 	FUSE_OPT_END
 };
 
+/*
+ * One descriptor per node the kernel holds, and it holds them until
+ * memory is short: as many as the system allows (root), or as the hard
+ * limit does.
+ */
+static void @fs@_raise_nofile(void)
+{
+	struct rlimit rl;
+	long nr_open;
+	FILE *f;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return;
+	f = @fs@_mount.root_daemon ? fopen("/proc/sys/fs/nr_open", "r") : NULL;
+	if (f) {
+		if (fscanf(f, "%ld", &nr_open) == 1 && (rlim_t)nr_open > rl.rlim_max)
+			rl.rlim_max = nr_open;
+		fclose(f);
+	}
+	rl.rlim_cur = rl.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &rl);
+}
+
+/* @s with libfuse's option separators escaped, for fsname=; or NULL. */
+static char *@fs@_escape(const char *s)
+{
+	char *out = malloc(2 * strlen(s) + 1), *p = out;
+
+	for (; out && *s; s++) {
+		if (*s == ',' || *s == '\\')
+			*p++ = '\\';
+		*p++ = *s;
+	}
+	if (out)
+		*p = '\0';
+	return out;
+}
+
 /* The description's mount flags, and LOWERDIR: the first bare argument. */
 static int @fs@_opt(void *data, const char *arg, int key,
 		    struct fuse_args *args)
@@ -1293,7 +1387,7 @@ int main(int argc, char *argv[])
 	struct fuse_loop_config *config = NULL;
 	struct fuse_cmdline_opts opts = { 0 };
 	struct fuse_session *se = NULL;
-	char *fsname = NULL;
+	char *fsname = NULL, *lower = NULL;
 	int err = 1;
 
 	if (fuse_opt_parse(&args, NULL, @fs@_opts, @fs@_opt) ||
@@ -1311,10 +1405,18 @@ int main(int argc, char *argv[])
 	}
 	/* Modes are the caller's, already masked by the kernel. */
 	umask(0);
-	@fs@_mount.give = geteuid() == 0;
-	/* Read-only by the description: mounted so, and no remount changes it. */
-	if (asprintf(&fsname, "-osubtype=" @FS@_NAME ",fsname=%s,default_permissions%s%s",
-		     @fs@_mount.lower, @fs@_mount.give ? ",allow_other" : "",
+	@fs@_mount.root_daemon = geteuid() == 0;
+	if (@fs@_mount.root_daemon &&
+	    prctl(PR_SET_SECUREBITS, SECBIT_NO_SETUID_FIXUP, 0, 0, 0)) {
+		perror("keeping capabilities across setfsuid");
+		goto out;
+	}
+	@fs@_raise_nofile();
+	/* Read-only by the description: mounted so. */
+	lower = @fs@_escape(@fs@_mount.lower);
+	if (!lower ||
+	    asprintf(&fsname, "-osubtype=" @FS@_NAME ",fsname=%s,default_permissions%s%s",
+		     lower, @fs@_mount.root_daemon ? ",allow_other" : "",
 		     @FS@_READONLY ? ",ro" : "") < 0 ||
 	    fuse_opt_add_arg(&args, fsname))
 		goto out;
@@ -1344,6 +1446,7 @@ out:
 	if (se)
 		fuse_session_destroy(se);
 	free(fsname);
+	free(lower);
 	free(opts.mountpoint);
 	fuse_opt_free_args(&args);
 	return err ? 1 : 0;
