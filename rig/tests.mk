@@ -9,9 +9,10 @@
 # tree's tools/testing/selftests/PATH.c (64-bit, as selftest-NAME, linked
 # with "selftests-libs=..."); "ext4-image=yes" puts an empty 8 MiB ext4
 # image beside the programs, as ext4.img (tests/lib/ext4.h mounts copies
-# of it); "fist=NAME..." generates tools/fistgen/examples/NAME.fist's
-# file systems, as modules (rig/fist-modules.sh), and ships fistgen's
-# templates and examples with the group's bad/*.fist in fist/;
+# of it); "fist=NAME..." generates the group's NAME.fist or else
+# tools/fistgen/examples/NAME.fist, as modules (rig/fist-modules.sh) and
+# as FUSE daemons (below), and ships fistgen's templates and examples
+# with the group's bad/*.fist in fist/;
 # "mem=MB" is the guest memory the group needs at least, and
 # "scsi-disk=MB" gives the guest an empty disk of that size on a
 # virtio-scsi controller (boot.sh);

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -132,6 +133,16 @@ static inline int fist_fuse_mount(const struct fist_fs *fs, const char *lower,
 	if (pid < 0)
 		return -errno;
 	if (pid == 0) {
+		struct rlimit rl;
+
+		/*
+		 * The daemon holds a descriptor per node: started with a soft
+		 * limit of 64, it must raise it to get through the tests.
+		 */
+		if (!getrlimit(RLIMIT_NOFILE, &rl)) {
+			rl.rlim_cur = 64;
+			setrlimit(RLIMIT_NOFILE, &rl);
+		}
 		if (*opts)
 			execl(daemon, daemon, "-o", opts, lower, mnt, (char *)NULL);
 		else
