@@ -173,6 +173,54 @@ TEST_F(users, a_lower_acl_is_enforced_above)
 	EXPECT_EQ(0, run_unprivileged(read_as_acls_say, paths));
 }
 
+/* uid 1000 with umask 077 creates @arg with mode 0666. */
+static int create_with_umask_077(void *arg)
+{
+	int fd;
+
+	umask(077);
+	fd = open(arg, O_WRONLY | O_CREAT, 0666);
+	if (fd < 0)
+		return 1;
+	close(fd);
+	return 0;
+}
+
+/*
+ * In a lower directory with a default ACL, the ACL, not the caller's
+ * umask, gives a new file's mode, as on the lower file system itself;
+ * elsewhere the umask does.
+ */
+TEST_F(users, a_default_acl_replaces_the_umask)
+{
+	/* system.posix_acl_default: u::rwx g::rwx o::--- */
+	struct {
+		__u32 version;
+		struct {
+			__u16 tag, perm;
+			__u32 id;
+		} e[3];
+	} acl = { 2, { { 0x01, 7, -1 }, { 0x04, 7, -1 }, { 0x20, 0, -1 } } };
+	char path[512];
+	struct stat st;
+
+	ASSERT_EQ(0, mkdir(UPPER("dacl"), 0777));
+	ASSERT_EQ(0, chown(UPPER("dacl"), RIG_USER_UID, RIG_USER_GID));
+	ASSERT_EQ(0, setxattr(LOWER("dacl"), "system.posix_acl_default", &acl,
+			      sizeof(acl), 0)) TH_LOG("%s", strerror(errno));
+	snprintf(path, sizeof(path), "%s", UPPER("dacl/new"));
+	ASSERT_EQ(0, run_unprivileged(create_with_umask_077, path));
+	ASSERT_EQ(0, stat(LOWER("dacl/new"), &st));
+	EXPECT_EQ(0660, st.st_mode & 0777);
+	/* Without one, the umask. */
+	ASSERT_EQ(0, mkdir(UPPER("nodacl"), 0777));
+	ASSERT_EQ(0, chown(UPPER("nodacl"), RIG_USER_UID, RIG_USER_GID));
+	snprintf(path, sizeof(path), "%s", UPPER("nodacl/new"));
+	ASSERT_EQ(0, run_unprivileged(create_with_umask_077, path));
+	ASSERT_EQ(0, stat(LOWER("nodacl/new"), &st));
+	EXPECT_EQ(0600, st.st_mode & 0777);
+}
+
 /*
  * A user namespace mapping 1000 inside to 2000 outside, as an fd: an
  * idmapped mount with it shows what is 1000's on disk as 2000's.

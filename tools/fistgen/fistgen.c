@@ -831,6 +831,13 @@ static void check(void)
 			      fist.ioctls[i].name);
 	if (fist.readonly && fist.writeonly)
 		error(1, 1, "accessmode is declared both readonly and writeonly");
+	{
+		int io;
+
+		if (find_vop("ioctl", &io) && fist.rules[io][CALL].code && fist.nioctls)
+			error(fist.rules[io][CALL].line, 1,
+			      "an ioctl call rule replaces the declared ioctls' rules too");
+	}
 }
 
 /* Generation */

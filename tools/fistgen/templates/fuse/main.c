@@ -24,7 +24,9 @@
 #include <linux/openat2.h>
 #include <linux/securebits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
+#include <sys/param.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -55,6 +57,7 @@ static struct {
 	pthread_mutex_t lock;		/* the hash table and the counts */
 	struct @fs@_node *hash[@FS@_HASH];
 	bool root_daemon;		/* creations go to the caller */
+	bool dont_mask;			/* the kernel leaves the umask to us */
 	const char *lower;
 /*@if pervfs@*/
 	struct @fs@_pervfs pervfs;
@@ -272,6 +275,24 @@ static void @fs@_as_caller(fuse_req_t req, bool on)
 	syscall(SYS_setfsuid, on ? ctx->uid : 0);
 }
 
+/*
+ * With POSIX ACLs the kernel leaves the caller's umask to the daemon
+ * (FUSE_CAP_DONT_MASK): the lower file system applies it, or the parent's
+ * default ACL instead.  A thread's umask is its own once it has its own
+ * fs_struct.
+ */
+static void @fs@_umask(fuse_req_t req)
+{
+	static __thread bool own_fs;
+
+	if (!@fs@_mount.dont_mask)
+		return;
+	if (!own_fs && !unshare(CLONE_FS))
+		own_fs = true;
+	if (own_fs)
+		umask(fuse_req_ctx(req)->umask);
+}
+
 static int @fs@_do_lookup(fuse_ino_t parent, const char *name,
 			  struct fuse_entry_param *e)
 {
@@ -335,6 +356,7 @@ static int @fs@_do_make(fuse_req_t req, fuse_ino_t parent, const char *name,
 	if (err)
 		return err;
 	@fs@_as_caller(req, true);
+	@fs@_umask(req);
 	if (S_ISDIR(mode)) {
 		err = mkdirat(dirfd, lname, mode) ? @fs@_errno() : 0;
 	} else if (S_ISLNK(mode)) {
@@ -756,6 +778,7 @@ static int @fs@_do_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 	if (err)
 		return err;
 	@fs@_as_caller(req, true);
+	@fs@_umask(req);
 	fd = openat(dirfd, lname, @fs@_lower_flags(fi->flags) | O_CREAT | O_EXCL,
 		    mode);
 	err = fd < 0 ? @fs@_errno() : 0;
@@ -848,7 +871,7 @@ out:
 	if (err < 0)
 		fuse_reply_err(req, -err);
 	else
-		fuse_reply_buf(req, buf, err < n ? err : n);
+		fuse_reply_buf(req, buf, MIN((size_t)err, MIN((size_t)n, size)));
 	free(buf);
 }
 /*@if !rule write call@*/
@@ -1113,7 +1136,7 @@ out:
 	if (err < 0)
 		fuse_reply_err(req, -err);
 	else
-		fuse_reply_buf(req, buf, n);
+		fuse_reply_buf(req, buf, MIN((size_t)n, size));
 	free(buf);
 }
 
@@ -1139,6 +1162,15 @@ static void @fs@_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 {
 	char proc[32];
 
+	/*
+	 * ACLs are read (the kernel checks them) but not set through the
+	 * mount, as in the module: libfuse 3.14 cannot tell the daemon when
+	 * the kernel would clear set-group-ID with them.
+	 */
+	if (!strncmp(name, "system.posix_acl_", 17)) {
+		fuse_reply_err(req, EOPNOTSUPP);
+		return;
+	}
 	@fs@_proc_path(proc, @fs@_fd(ino));
 	fuse_reply_err(req, setxattr(proc, name, value, size, flags) ? errno : 0);
 }
@@ -1268,14 +1300,21 @@ static void @fs@_init(void *userdata, struct fuse_conn_info *conn)
 	 * offset (no writeback cache); truncation at open goes through
 	 * setattr and its rules, as in the module (no atomic O_TRUNC); the
 	 * kernel clears set-user-ID on others' writes, which the daemon,
-	 * writing as root, would keep (no killpriv); and the kernel applies
-	 * the caller's umask, the daemon's being 0 for all its threads.
+	 * writing as root, would keep (no killpriv); and, without ACLs, the
+	 * kernel applies the caller's umask (the daemon's is 0).
 	 */
 	conn->want &= ~(FUSE_CAP_WRITEBACK_CACHE | FUSE_CAP_ATOMIC_O_TRUNC |
 			FUSE_CAP_HANDLE_KILLPRIV | FUSE_CAP_DONT_MASK);
-	/* The kernel checks the lower ACLs, which getxattr reads. */
-	if (conn->capable & FUSE_CAP_POSIX_ACL)
-		conn->want |= FUSE_CAP_POSIX_ACL;
+	/*
+	 * The kernel checks the lower ACLs, which getxattr reads, and
+	 * leaves the umask to the lower file system, which knows whether a
+	 * default ACL replaces it (@fs@_umask()).
+	 */
+	if ((conn->capable & FUSE_CAP_POSIX_ACL) &&
+	    (conn->capable & FUSE_CAP_DONT_MASK)) {
+		conn->want |= FUSE_CAP_POSIX_ACL | FUSE_CAP_DONT_MASK;
+		@fs@_mount.dont_mask = true;
+	}
 }
 
 static const struct fuse_lowlevel_ops @fs@_ops = {
@@ -1364,7 +1403,7 @@ static char *@fs@_escape(const char *s)
 static int @fs@_opt(void *data, const char *arg, int key,
 		    struct fuse_args *args)
 {
-/*@if pervfs@*/
+/*@if mntflag@*/
 	struct @fs@_pervfs *pervfs = &@fs@_mount.pervfs;
 
 /*@endif@*/
@@ -1407,7 +1446,8 @@ int main(int argc, char *argv[])
 	umask(0);
 	@fs@_mount.root_daemon = geteuid() == 0;
 	if (@fs@_mount.root_daemon &&
-	    prctl(PR_SET_SECUREBITS, SECBIT_NO_SETUID_FIXUP, 0, 0, 0)) {
+	    prctl(PR_SET_SECUREBITS, prctl(PR_GET_SECUREBITS, 0, 0, 0, 0) |
+		  SECBIT_NO_SETUID_FIXUP, 0, 0, 0)) {
 		perror("keeping capabilities across setfsuid");
 		goto out;
 	}
