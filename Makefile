@@ -41,7 +41,7 @@ debian-kernel:
 bisect-check:
 	@sh rig/bisect-check.sh
 
-# The log checker's unit tests, then six broken kernels that must each fail.
+# The log checker's unit tests, then seven broken kernels that must each fail.
 rig-selftest:
 	@python3 rig/check-run-test.py
 	@sh rig/selftest.sh

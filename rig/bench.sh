@@ -4,6 +4,8 @@
 # Environment: T="group ..." limits the groups (default: every group with a
 # bench/ directory); BOOTS=N boots each kernel N times (default 3, in turn)
 # and prints medians.  Not part of make test: figures are printed, not judged.
+# A cluster group (group.conf nodes=N) boots alone on N guests, its
+# programs on node 1, after the other groups' boot.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -23,22 +25,40 @@ for v in std ref; do
 	# shellcheck disable=SC2086
 	RIG_BENCH=1 sh "$RIG_TOP/rig/prepare.sh" "$v" $dirs
 done
+# shellcheck disable=SC2086
+ordinary=$(rig_groups_of_kind ordinary $groups)
+# shellcheck disable=SC2086
+clusters=$(rig_groups_of_kind cluster $groups)
+
+# bench_check V LOG CONSOLE [NODES]: every program ran to rc=0, and make
+# test's checker, given no test programs, finds the guest (every node)
+# finished with no kernel report.
+bench_check() {
+	if grep -q '^rig: bench .* rc=[^0]' "$2" ||
+		! python3 "$RIG_TOP/rig/check-run.py" --variant "$1" --tap "$2" \
+			--console "$3" --groups-dir "$RIG_BUILD/guest/tests" \
+			${4:+--nodes "$4"} >"$RIG_LOGS/bench-check-$1.log"; then
+		cat "$2" "$RIG_LOGS/bench-check-$1.log"
+		die "bench on $1 failed: see $2 and $3"
+	fi
+}
+
 # The kernels boot in turn, so a change in the host's load falls on both.
 i=1
 while [ "$i" -le "$boots" ]; do
 	for v in std ref; do
-		stage "bench ($v, boot $i)" sh "$RIG_TOP/rig/boot.sh" "$v" bench "$groups" "${TIMEOUT:-900}"
 		log=$RIG_LOGS/bench-$v.log
-		con=$RIG_LOGS/console-bench-$v.log
-		# Every program ran to rc=0, and make test's checker, given no
-		# test programs, finds the guest finished with no kernel report.
-		if grep -q '^rig: bench .* rc=[^0]' "$log" ||
-			! python3 "$RIG_TOP/rig/check-run.py" --variant "$v" --tap "$log" \
-				--console "$con" --groups-dir "$RIG_BUILD/guest/tests" \
-				>"$RIG_LOGS/bench-check-$v.log"; then
-			cat "$log" "$RIG_LOGS/bench-check-$v.log"
-			die "bench on $v failed: see $log and $con"
+		: >"$log"
+		if [ -n "$ordinary" ]; then
+			stage "bench ($v, boot $i)" sh "$RIG_TOP/rig/boot.sh" "$v" bench "$ordinary" "${TIMEOUT:-900}"
+			bench_check "$v" "$log" "$RIG_LOGS/console-bench-$v.log"
 		fi
+		for g in $clusters; do
+			n=$(rig_nodes "$g")
+			stage "bench ($v, $g x$n, boot $i)" sh "$RIG_TOP/rig/boot.sh" "$v" bench "$g" "${TIMEOUT:-900}"
+			bench_check "$v" "$RIG_LOGS/bench-$v-node1.log" "$RIG_LOGS/console-bench-$v-node1.log" "$n"
+			cat "$RIG_LOGS/bench-$v-node1.log" >>"$log"
+		done
 		mv "$log" "$RIG_LOGS/bench-$v-$i.log"
 	done
 	i=$((i + 1))

@@ -187,5 +187,138 @@ class CheckRun(unittest.TestCase):
         self.assertEqual("5 passed, 1 failed, 1 skipped", p.stdout.strip())
 
 
+class CheckCluster(unittest.TestCase):
+    """A cluster run: node 1's tests, every node's consoles and boots."""
+
+    def node(self, n, done=True, extra=(), killed=False, leak_scan=False):
+        """(console, tap) of one boot of node n."""
+        console = [f"rig: boot 6.12 variant=std mode=test node={n}/3 uptime=1.0"]
+        if n > 1:
+            console.append("rig: agent: running /cluster/agent/%d/*.sh" % n)
+        console += list(extra)
+        tap = []
+        if leak_scan:
+            console.append("rig: kmemleak done in 6.1s")
+        if done:
+            console.append("rig: done")
+            tap.append("rig: done")
+        if killed:
+            console += ["", f"rig: node {n} killed on request"]
+        return console, tap
+
+    def good(self):
+        """Node 3 killed once and booted again: a good run."""
+        return {(1, 1): (["rig: boot"], self.node_tap()),
+                (2, 1): self.node(2),
+                (3, 1): self.node(3, done=False, killed=True),
+                (3, 2): self.node(3)}
+
+    def node_tap(self):
+        return tap_prog("c/a", ["ok", "ok"]) + ["rig: done"]
+
+    def run_check(self, boots, variant="std"):
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(os.path.join(d, "c"))
+            with open(os.path.join(d, "c", "list"), "w") as f:
+                f.write("a\n")
+            for (n, i), (console, tap) in boots.items():
+                suffix = "" if i == 1 else f".{i}"
+                with open(os.path.join(d, f"console-node{n}{suffix}.log"), "w") as f:
+                    f.write("\n".join(console) + "\n")
+                with open(os.path.join(d, f"tap-node{n}{suffix}.log"), "w") as f:
+                    f.write("\r\n".join(tap) + "\r\n")
+            p = subprocess.run(
+                [sys.executable, CHECK, "--variant", variant, "--nodes", "3",
+                 "--tap", os.path.join(d, "tap-node1.log"),
+                 "--console", os.path.join(d, "console-node1.log"),
+                 "--groups-dir", d, "--groups", "c",
+                 "--counts", os.path.join(d, "counts")],
+                capture_output=True, text=True)
+            with open(os.path.join(d, "counts")) as f:
+                counts = f.read().split()
+        return p.returncode, p.stdout, [int(c) for c in counts]
+
+    def test_all_nodes_done_and_a_killed_boot_pass(self):
+        rc, out, counts = self.run_check(self.good())
+        self.assertEqual(0, rc, out)
+        self.assertEqual([2, 0, 0], counts)
+        self.assertIn("std kernel, c on 3 nodes: 2 passed, 0 failed", out)
+
+    def test_node_1_tests_are_judged(self):
+        boots = self.good()
+        boots[1, 1] = (["rig: boot"],
+                       tap_prog("c/a", ["ok", "not ok"]) + ["rig: done"])
+        rc, out, counts = self.run_check(boots)
+        self.assertEqual(1, rc, out)
+        self.assertIn("FAIL std   c/a.t2: failed", out)
+
+    def test_kernel_report_on_another_node_fails_and_names_it(self):
+        boots = self.good()
+        boots[2, 1] = self.node(2, extra=[
+            "[ 3.0] BUG: KASAN: slab-use-after-free in f+0x1/0x2"])
+        rc, out, _ = self.run_check(boots)
+        self.assertEqual(1, rc, out)
+        self.assertIn("FAIL std   kernel: KASAN report on node 2 during its agent's commands", out)
+
+    def test_kernel_report_in_a_killed_boot_fails(self):
+        boots = self.good()
+        boots[3, 1] = self.node(3, done=False, killed=True, extra=[
+            "[ 3.0] WARNING: CPU: 0 PID: 1 at fs/x.c:1 f+0x1/0x2"])
+        rc, out, _ = self.run_check(boots)
+        self.assertEqual(1, rc, out)
+        self.assertIn("FAIL std   kernel: kernel WARNING on node 3, boot 1 during", out)
+
+    def test_a_node_that_did_not_finish_fails(self):
+        boots = self.good()
+        boots[2, 1] = self.node(2, done=False)
+        rc, out, _ = self.run_check(boots)
+        self.assertEqual(1, rc, out)
+        self.assertIn("FAIL std   node 2: did not finish", out)
+        self.assertIn("last 50 lines of", out)
+
+    def test_the_last_boot_of_a_restarted_node_must_finish(self):
+        boots = self.good()
+        boots[3, 2] = self.node(3, done=False)
+        rc, out, _ = self.run_check(boots)
+        self.assertEqual(1, rc, out)
+        self.assertIn("FAIL std   node 3, boot 2: did not finish", out)
+
+    def test_a_boot_that_ended_without_a_kill_request_fails(self):
+        """The runner killed nothing: node 3's first boot died on its own."""
+        boots = self.good()
+        boots[3, 1] = self.node(3, done=False)
+        rc, out, _ = self.run_check(boots)
+        self.assertEqual(1, rc, out)
+        self.assertIn("FAIL std   node 3, boot 1: did not finish", out)
+
+    def test_a_node_that_never_booted_fails(self):
+        boots = self.good()
+        del boots[2, 1]
+        rc, out, _ = self.run_check(boots)
+        self.assertEqual(1, rc, out)
+        self.assertIn("FAIL std   node 2: never booted", out)
+
+    def test_a_node_killed_at_the_timeout_fails(self):
+        boots = self.good()
+        console, tap = self.node(2, done=False)
+        boots[2, 1] = (console + ["rig: QEMU killed after 600s timeout"], tap)
+        rc, out, _ = self.run_check(boots)
+        self.assertEqual(1, rc, out)
+        self.assertIn("FAIL std   node 2: hung: QEMU killed at the timeout", out)
+
+    def test_debug_run_needs_every_finished_boots_leak_scan(self):
+        boots = {(1, 1): (["rig: kmemleak done in 6.0s"], self.node_tap()),
+                 (2, 1): self.node(2, leak_scan=True),
+                 (3, 1): self.node(3, done=False, killed=True),
+                 (3, 2): self.node(3, leak_scan=True)}
+        rc, out, _ = self.run_check(boots, variant="debug")
+        self.assertEqual(0, rc, out)
+        boots[3, 2] = self.node(3)
+        rc, out, _ = self.run_check(boots, variant="debug")
+        self.assertEqual(1, rc, out)
+        self.assertIn("FAIL debug kernel: node 3, boot 2's debug boot did not complete"
+                      " its kmemleak scan", out)
+
+
 if __name__ == "__main__":
     unittest.main()

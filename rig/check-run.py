@@ -2,7 +2,7 @@
 """Judge one guest run from its logs: the tests' TAP and the kernel console.
 
 check-run.py --variant V --tap TAP --console CONSOLE --groups-dir DIR
-             --groups "g1 g2" --counts FILE
+             --groups "g1 g2" --counts FILE [--nodes K]
 check-run.py --total FILE...
 
 Prints one line per test and, last, "N passed, N failed[, N skipped]";
@@ -13,6 +13,13 @@ a kernel warning on purpose first logs "rig: expect-warning TEXT" to
 /dev/kmsg: the next warning whose report names TEXT is then expected and
 not a failure, and an expected warning that never comes is.  --counts writes the three numbers for
 --total, which adds up several runs into one closing line.
+
+--nodes K judges a cluster run (rig/cluster.py): TAP and CONSOLE are node
+1's, PREFIX-node1.log; node N's consoles and TAP logs are PREFIX-nodeN.log,
+then PREFIX-nodeN.2.log... for each time it was booted again.  The tests
+are node 1's; a kernel report on any node's console fails the run; every
+boot of every node must reach "rig: done", unless the runner killed it on
+request ("rig: node N killed on request" at the end of its console).
 """
 
 import argparse
@@ -59,6 +66,7 @@ EXPECT_RE = re.compile(r"rig: expect-warning (.+)$")
 CUT_RE = re.compile(r"------------\[ cut here \]------------")
 WARN_RE = re.compile(r"WARNING: ")
 END_RE = re.compile(r"^rig: end (\S+) rc=(\d+)$")
+AGENT_RE = re.compile(r"rig: agent: running")
 
 
 def read_lines(path):
@@ -140,11 +148,8 @@ def check_program(run, name, body, rc):
         run.fail(name, f"exited with status {rc} after all tests passed")
 
 
-def check(args):
-    run = Run(args.variant)
-    tap = read_lines(args.tap)
-    console = read_lines(args.console)
-
+def judge_programs(run, args, tap):
+    """Each expected test program's TAP, from node 1's (or the only) log."""
     expected = []
     for g in args.groups.split():
         path = os.path.join(args.groups_dir, g, "list")
@@ -184,7 +189,9 @@ def check(args):
         body, rc = seen[name]
         check_program(run, name, body, rc)
 
-    # The kernel's own reports, named with the test that was running.
+
+def kernel_reports(console):
+    """(what, test running, line index) of the kernel's reports on a console."""
     test_at = "boot"
     reports = []
     expected = []   # (text, test) of warnings announced and not yet seen
@@ -205,6 +212,9 @@ def check(args):
         if m:
             expected.append((m.group(1).strip(), test_at))
             continue
+        if AGENT_RE.search(l):
+            test_at = "its agent's commands"
+            continue
         if i in skip:
             continue
         if expected and CUT_RE.search(l):
@@ -223,31 +233,86 @@ def check(args):
     for text, t in expected:
         reports.append((f"expected warning '{text}' did not come", t,
                         len(console) - 1))
+    return reports
+
+
+def judge_console(run, console, where=""):
+    """Fail the run on each kind of kernel report, once per test."""
     done_reported = set()
-    for what, test_at, i in reports:
+    for what, test_at, i in kernel_reports(console):
         if (what, test_at) in done_reported:
             continue
         done_reported.add((what, test_at))
-        run.fail("kernel", f"{what} during {test_at}", console[i:i + 12])
+        run.fail("kernel", f"{what}{where} during {test_at}", console[i:i + 12])
 
-    if args.variant == "debug" and not any(
+
+def judge_end(run, name, path, console, tap, variant):
+    """A boot that should have finished: its leak scan and its last line."""
+    if variant == "debug" and not any(
             l.startswith("rig: kmemleak done") for l in console):
-        run.fail("kernel", "the debug run did not complete its kmemleak scan")
-
+        what = "the debug run" if name == "guest" else f"{name}'s debug boot"
+        run.fail("kernel", f"{what} did not complete its kmemleak scan")
     if not any(l == "rig: done" for l in tap):
         why = "did not finish"
         if any("rig: QEMU killed after" in l for l in console):
             why = "hung: QEMU killed at the timeout"
-        run.fail("guest", why)
-        print(f"---- last 50 lines of {args.console} ----")
+        run.fail(name, why)
+        print(f"---- last 50 lines of {path} ----")
         for l in console[-50:]:
             print(l)
         print("----")
 
+
+def node_logs(path, n):
+    """Node n's log files, one per boot, from node 1's first (PREFIX-node1.log)."""
+    prefix = path[:-len("-node1.log")]
+    logs = [f"{prefix}-node{n}.log"]
+    i = 2
+    while os.path.exists(f"{prefix}-node{n}.{i}.log"):
+        logs.append(f"{prefix}-node{n}.{i}.log")
+        i += 1
+    return logs
+
+
+def check_cluster(run, args):
+    for p in (args.console, args.tap):
+        if not p.endswith("-node1.log"):
+            sys.exit(f"check-run.py: --nodes needs node 1's logs, PREFIX-node1.log, not {p}")
+    judge_programs(run, args, read_lines(args.tap))
+    for n in range(1, args.nodes + 1):
+        consoles = node_logs(args.console, n)
+        taps = node_logs(args.tap, n)
+        if not os.path.exists(consoles[0]):
+            run.fail(f"node {n}", f"never booted (no {consoles[0]})")
+            continue
+        for i, path in enumerate(consoles, 1):
+            console = read_lines(path)
+            tap = read_lines(taps[i - 1]) if i <= len(taps) else []
+            boot = f"node {n}" if len(consoles) == 1 else f"node {n}, boot {i}"
+            judge_console(run, console, f" on {boot}")
+            if f"rig: node {n} killed on request" in console:
+                continue
+            judge_end(run, boot, path, console, tap, args.variant)
+
+
+def check(args):
+    run = Run(args.variant)
+    if args.nodes:
+        check_cluster(run, args)
+    else:
+        console = read_lines(args.console)
+        judge_programs(run, args, read_lines(args.tap))
+        judge_console(run, console)
+        judge_end(run, "guest", args.console, console, read_lines(args.tap),
+                  args.variant)
+
     summary = f"{run.passed} passed, {run.failed} failed"
     if run.skipped:
         summary += f", {run.skipped} skipped"
-    print(f"{args.variant} kernel: {summary}")
+    label = f"{args.variant} kernel"
+    if args.nodes:
+        label += f", {args.groups or 'a cluster'} on {args.nodes} nodes"
+    print(f"{label}: {summary}")
     if args.counts:
         with open(args.counts, "w") as f:
             f.write(f"{run.passed} {run.failed} {run.skipped}\n")
@@ -280,6 +345,8 @@ def main():
     ap.add_argument("--groups-dir")
     ap.add_argument("--groups", default="")
     ap.add_argument("--counts")
+    ap.add_argument("--nodes", type=int, default=0,
+                    help="a cluster run of this many nodes")
     ap.add_argument("--total", nargs="+")
     args = ap.parse_args()
     if args.total:

@@ -12,7 +12,7 @@ mkdir -p "$gen"
 make -s -C "$RIG_TOP/tools/fistgen" OUT="$gen" CC="ccache gcc"
 
 for dir in "$@"; do
-	names=$(sed -n 's/^fist=//p' "$dir/group.conf" 2>/dev/null)
+	names=$(sed -n 's/^fist=//p' "$dir/group.conf" 2>/dev/null || true)
 	[ -n "$names" ] || continue
 	g=$(basename "$dir")
 	ko=$RIG_BUILD/mod-$variant/$g-fist

@@ -116,6 +116,34 @@ rig_selected_groups() {
 	printf '%s\n' "$_sel"
 }
 
+# How many guests a built group boots on (group.conf nodes=, from
+# build/guest/tests/GROUP/nodes): 1, or 2 to 9 for a cluster group, which
+# boots alone as a cluster of that many guests (rig/cluster.py).
+rig_nodes() {
+	_n=$(cat "$RIG_BUILD/guest/tests/$1/nodes" 2>/dev/null || true)
+	case $_n in
+	'') echo 1 ;;
+	[2-9]) echo "$_n" ;;
+	*) die "group $1: nodes=$_n in its group.conf: give a number of guests from 2 to 9" ;;
+	esac
+}
+
+# The built groups given as arguments that boot on one guest (ordinary)
+# or on a cluster (cluster), space-separated.
+rig_groups_of_kind() {
+	_kind=$1
+	shift
+	for _g in "$@"; do
+		_n=$(rig_nodes "$_g")
+		if [ "$_n" = 1 ]; then
+			[ "$_kind" = ordinary ] && printf '%s ' "$_g"
+		else
+			[ "$_kind" = cluster ] && printf '%s ' "$_g"
+		fi
+	done
+	return 0
+}
+
 # The directories of the groups given as arguments, space-separated.
 rig_group_dirs() {
 	for _g in "$@"; do

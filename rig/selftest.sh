@@ -9,6 +9,7 @@ fail           std    120  ^FAIL std +selftest-fail/fails_an_assertion\.one_plus
 panic          std    120  ^FAIL std +kernel: kernel panic during selftest-panic/
 oops           std    120  ^FAIL std +kernel: kernel Oops during selftest-oops/
 hang           std     25  ^FAIL std +guest: hung: QEMU killed at the timeout
+node-oops      std    120  ^FAIL std +kernel: kernel Oops on node 2 during its agent.s commands
 use-after-free debug  300  ^FAIL debug +kernel: KASAN report during selftest-use-after-free/
 leak           debug  300  ^FAIL debug +kernel: kmemleak: leaked object
 '
@@ -33,9 +34,14 @@ for v in std debug; do
 			export RIG_LOGS="$logs"
 			stage "boot: $c ($v)" sh "$RIG_TOP/rig/boot.sh" "$v" test "$g" "$timeout"
 		)
+		# A cluster group's case (nodes=N): node 1's logs, and the others'.
+		n=$(rig_nodes "$g")
+		log=$v nodes=
+		[ "$n" = 1 ] || log=$v-node1 nodes="--nodes $n"
 		rc=0
+		# shellcheck disable=SC2086
 		python3 "$RIG_TOP/rig/check-run.py" --variant "$v" \
-			--tap "$logs/tap-$v.log" --console "$logs/console-$v.log" \
+			--tap "$logs/tap-$log.log" --console "$logs/console-$log.log" $nodes \
 			--groups-dir "$RIG_BUILD/guest/tests" --groups "$g" >"$logs/verdict" 2>&1 || rc=$?
 		if [ $rc = 1 ] && grep -Eq "$want" "$logs/verdict"; then
 			echo "caught  $c: $(grep -E "$want" "$logs/verdict" | head -n 1)"

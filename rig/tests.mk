@@ -15,7 +15,8 @@
 # with the group's bad/*.fist in fist/;
 # "mem=MB" is the guest memory the group needs at least, and
 # "scsi-disk=MB" gives the guest an empty disk of that size on a
-# virtio-scsi controller (boot.sh);
+# virtio-scsi controller (boot.sh); "nodes=N" boots the group alone on a
+# cluster of N guests (rig/cluster.py), its programs on node 1;
 # and "cmdline=ARGS":
 # ARGS go on the kernel command line of every boot that runs the group.  The programs of a group
 # run in the order of $(OUT)/tests/<group>/list.  A group's bench/*.c are
@@ -41,6 +42,11 @@ all:
 $(OUT)/bin/asuser: $(TOP)/rig/guest/asuser.c $(DEPS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBSRC)
+
+# A cluster node's requests to the host runner (rig/cluster.py).
+$(OUT)/bin/rig-ctl: $(TOP)/rig/guest/rig-ctl.c $(OUT)/headers.stamp
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $<
 
 # selftest_rule(name,path,dir): the tree's tools/testing/selftests/PATH.c,
 # built static and 64-bit only as selftest-NAME, with the group's
@@ -137,6 +143,7 @@ $(OUT)/tests/$(2)/list: FORCE
 	@sed -n 's/^cmdline=//p' $(1)/group.conf 2>/dev/null >$$(@D)/cmdline || :
 	@sed -n 's/^mem=//p' $(1)/group.conf 2>/dev/null >$$(@D)/mem || :
 	@sed -n 's/^scsi-disk=//p' $(1)/group.conf 2>/dev/null >$$(@D)/scsi-disk || :
+	@sed -n 's/^nodes=//p' $(1)/group.conf 2>/dev/null >$$(@D)/nodes || :
 
 all: $$($(2)_targets)
 endef
@@ -154,7 +161,7 @@ endef
 $(foreach t,$(TOOLS),$(eval $(call tool_rule,$(t))))
 all: $(addprefix $(OUT)/bin/,$(TOOLS))
 
-all: $(OUT)/bin/asuser
+all: $(OUT)/bin/asuser $(OUT)/bin/rig-ctl
 
 FORCE:
 .PHONY: all FORCE
