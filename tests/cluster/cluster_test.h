@@ -1,0 +1,245 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the SSI tests share: each node's view of the membership
+ * (/proc/cluster/nodes), waiting for the cluster to agree, and ics_test's
+ * calls (modules/ics_test.c).  Static functions: each test includes it.
+ */
+#ifndef CLUSTER_TEST_H
+#define CLUSTER_TEST_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cluster.h"
+#include "kmod.h"
+#include "variant.h"
+
+#define NODES_FILE	"/proc/cluster/nodes"
+#define PS_FILE		"/proc/cluster/ps"
+#define ICS_CALL	"/sys/kernel/debug/ics_test/call"
+#define ICS_STATS	"/sys/kernel/debug/ics_test/stats"
+#define MAX_NODE	63
+#define PID_SHIFT	16
+/* A command on a node that is up; a node booting again (debug, TCG). */
+#define RUN_MS		30000
+#define BOOT_MS		90000
+
+struct view {
+	unsigned long long epoch;
+	int self, leader, listed;
+	char state[MAX_NODE + 1];	/* 'u' up, 'd' down, 0 not listed */
+};
+
+static inline long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+static inline void sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* Parses /proc/cluster/nodes' text: 0, or -1 if it is malformed. */
+static inline int parse_view(const char *text, struct view *v)
+{
+	const char *line = text;
+	int header = 0;
+
+	memset(v, 0, sizeof(*v));
+	v->self = v->leader = -1;
+	while (line && *line) {
+		char addr[32], state[16], since[32];
+		int node;
+
+		if (sscanf(line, "epoch %llu", &v->epoch) == 1 ||
+		    sscanf(line, "self %d", &v->self) == 1 ||
+		    sscanf(line, "leader %d", &v->leader) == 1) {
+		} else if (!strncmp(line, "node address state since\n", 25)) {
+			header = 1;
+		} else if (sscanf(line, "%d %31s %15s %31s", &node, addr,
+				  state, since) == 4 && node >= 1 &&
+			   node <= MAX_NODE && header) {
+			char want[32];
+
+			snprintf(want, sizeof(want), "1.1.%d", node);
+			if (strcmp(addr, want) || (strcmp(state, "up") &&
+						   strcmp(state, "down")))
+				return -1;
+			v->state[node] = state[0];
+			v->listed++;
+		} else {
+			return -1;
+		}
+		line = strchr(line, '\n');
+		if (line)
+			line++;
+	}
+	return header && v->self > 0 ? 0 : -1;
+}
+
+/* A file's content, NUL-terminated: its length, or -errno. */
+static inline int read_text(const char *path, char *buf, size_t size)
+{
+	size_t len = 0;
+	ssize_t n;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0)
+		return -errno;
+	while (len < size - 1 &&
+	       (n = read(fd, buf + len, size - 1 - len)) > 0)
+		len += n;
+	n = n < 0 ? -errno : (ssize_t)len;
+	close(fd);
+	buf[len] = '\0';
+	return n;
+}
+
+/*
+ * A shell command on any node, this one too: its exit status (-1 if it
+ * did not finish), its output in @out.
+ */
+static inline int run_on(int node, const char *cmd, char *out, size_t size)
+{
+	size_t len = 0, n;
+	FILE *f;
+	int status;
+
+	if (node != cluster_self())
+		return cluster_run(node, cmd, RUN_MS, out, size);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	while (out && len < size - 1 &&
+	       (n = fread(out + len, 1, size - 1 - len, f)) > 0)
+		len += n;
+	if (out)
+		out[len] = '\0';
+	status = pclose(f);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* Node @node's view: 0, or -1 if it could not be read or parsed. */
+static inline int node_view(int node, struct view *v, int timeout_ms)
+{
+	char text[4096];
+
+	if (node == cluster_self()) {
+		if (read_text(NODES_FILE, text, sizeof(text)) < 0)
+			return -1;
+	} else if (cluster_run(node, "cat " NODES_FILE, timeout_ms, text,
+			       sizeof(text))) {
+		return -1;
+	}
+	return parse_view(text, v);
+}
+
+/* Nodes @up (a bit per node) are up in @v, the others listed down. */
+static inline int view_is(const struct view *v, unsigned long up, int nodes)
+{
+	int node;
+
+	for (node = 1; node <= nodes; node++)
+		if (v->state[node] != ((up >> node) & 1 ? 'u' : 'd'))
+			return 0;
+	return 1;
+}
+
+/*
+ * Waits until every node of @up sees exactly @up up (of @nodes) and they
+ * all have one epoch: that epoch, or 0 after @timeout_ms.  The views last
+ * read are left in @views.
+ */
+static inline unsigned long long wait_agreement(unsigned long up, int nodes,
+						int timeout_ms,
+						struct view *views)
+{
+	long long end = now_ms() + timeout_ms;
+
+	do {
+		unsigned long long epoch = 0;
+		int node, ok = 1;
+
+		for (node = 1; node <= nodes && ok; node++) {
+			if (!((up >> node) & 1))
+				continue;
+			if (node_view(node, &views[node], RUN_MS) ||
+			    !view_is(&views[node], up, nodes) ||
+			    !views[node].epoch ||
+			    (epoch && views[node].epoch != epoch))
+				ok = 0;
+			epoch = views[node].epoch;
+		}
+		if (ok)
+			return epoch;
+		sleep_ms(100);
+	} while (now_ms() < end);
+	return 0;
+}
+
+/* One ics_test command on this node: 0 or -errno. */
+static inline int ics(const char *fmt, ...)
+{
+	char cmd[128];
+	va_list ap;
+	ssize_t n;
+	int fd, len;
+
+	va_start(ap, fmt);
+	len = vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	fd = open(ICS_CALL, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, cmd, len);
+	n = n < 0 ? -errno : 0;
+	close(fd);
+	return n;
+}
+
+/* ics_test loaded on every node of @nodes: 0, or the node that failed. */
+static inline int ics_test_load(int nodes)
+{
+	int node;
+
+	for (node = 1; node <= nodes; node++) {
+		if (node == cluster_self()) {
+			if (load_module(RIG_MODULE_PATH("cluster", "ics_test"),
+					"") && errno != EEXIST)
+				return node;
+		} else if (cluster_run(node, "grep -q '^ics_test ' /proc/modules"
+				       " || insmod /modules/cluster/ics_test.ko",
+				       RUN_MS, NULL, 0)) {
+			return node;
+		}
+	}
+	return 0;
+}
+
+static inline int ics_test_unload(int nodes)
+{
+	int node, bad = 0;
+
+	for (node = 1; node <= nodes; node++) {
+		if (node == cluster_self())
+			bad |= unload_module_wait("ics_test", 5000) ? node : 0;
+		else if (cluster_run(node, "rmmod ics_test", RUN_MS, NULL, 0))
+			bad |= node;
+	}
+	return bad;
+}
+
+#endif /* CLUSTER_TEST_H */

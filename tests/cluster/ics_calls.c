@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ICS (kernel/ssi/ics.c) through modules/ics_test.c, on every node:
+ * calls and replies of every size up to 64 KiB, to each node and to
+ * itself; a handler that calls a third node; bad calls; a timeout;
+ * calls from many threads on every node at once, every reply checked;
+ * one-way messages from two nodes at once, each delivered once and in
+ * order; and fault injection over the sending path (fail-nth) and the
+ * receiving one (fail_ics_receive).
+ */
+#include <pthread.h>
+
+#include "cluster_test.h"
+#include "fault.h"
+#include "kselftest_harness.h"
+
+#define NODES		3
+
+FIXTURE(ics) {
+	int loaded;
+};
+
+FIXTURE_SETUP(ics)
+{
+	ASSERT_EQ(0, ics_test_load(NODES));
+	self->loaded = 1;
+}
+
+FIXTURE_TEARDOWN(ics)
+{
+	if (self->loaded)
+		EXPECT_EQ(0, ics_test_unload(NODES));
+}
+
+TEST_F(ics, calls_of_every_size_reach_each_node_and_this_one)
+{
+	static const unsigned int sizes[] = { 0, 1, 100, 4096, 65535, 65536 };
+	unsigned int i;
+	int node;
+
+	for (node = 1; node <= NODES; node++)
+		for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+			EXPECT_EQ(0, ics("echo %d %u %u", node, sizes[i],
+					 node * 100 + i))
+				TH_LOG("echo to node %d of %u bytes", node,
+				       sizes[i]);
+		}
+}
+
+TEST_F(ics, bad_calls_fail_with_their_errno)
+{
+	/* Larger than ICS_MAX_PAYLOAD. */
+	EXPECT_EQ(-EINVAL, ics("echo 2 65537 1"));
+	/* Nodes that are not up, and no nodes at all. */
+	EXPECT_EQ(-EHOSTDOWN, ics("echo 9 10 1"));
+	EXPECT_EQ(-EHOSTDOWN, ics("echo 0 10 1"));
+	EXPECT_EQ(-EHOSTDOWN, ics("echo 63 10 1"));
+	EXPECT_EQ(-EHOSTDOWN, ics("echo 64 10 1"));
+	EXPECT_EQ(-EHOSTDOWN, ics("echo -1 10 1"));
+	EXPECT_EQ(-EHOSTDOWN, ics("send 9 1"));
+	/* The module's own parser. */
+	EXPECT_EQ(-EINVAL, ics("what 2"));
+	EXPECT_EQ(-EINVAL, ics("send 64 1"));
+}
+
+TEST_F(ics, a_slow_handler_times_the_call_out)
+{
+	long long t0 = now_ms();
+
+	EXPECT_EQ(-ETIMEDOUT, ics("sleep 2 1500 300"));
+	EXPECT_LE(300, now_ms() - t0);
+	EXPECT_GT(1400, now_ms() - t0);
+	/*
+	 * Its late reply comes while the next call waits: that call must
+	 * not take it for its own (it would end 1.2 s early).
+	 */
+	t0 = now_ms();
+	EXPECT_EQ(0, ics("sleep 2 2500 10000"));
+	EXPECT_LE(2500, now_ms() - t0);
+	EXPECT_EQ(0, ics("echo 2 64 5"));
+}
+
+TEST_F(ics, a_handler_calls_a_third_node)
+{
+	/* Node 1 calls node 2, whose handler calls node 3, and back. */
+	EXPECT_EQ(0, ics("relay 2 3 1000 7"));
+	EXPECT_EQ(0, ics("relay 3 2 65536 8"));
+	/* The handler calls the node that called it, which waits. */
+	EXPECT_EQ(0, ics("relay 2 1 4096 9"));
+	/* And node 2 calls node 3 to call node 1. */
+	EXPECT_EQ(0, cluster_run(2, "echo 'relay 3 1 500 3' >" ICS_CALL,
+				 RUN_MS, NULL, 0));
+	EXPECT_EQ(-EHOSTDOWN, ics("relay 2 9 10 1"));
+}
+
+struct caller {
+	int thread, calls, failed, first_err;
+};
+
+static void *call_many(void *arg)
+{
+	struct caller *c = arg;
+	int i;
+
+	for (i = 0; i < c->calls; i++) {
+		int node = 1 + (c->thread + i) % NODES;
+		int ret = ics("echo %d %d %d", node, (i * 997) % 20000,
+			      c->thread * 100000 + i);
+
+		if (ret) {
+			c->failed++;
+			if (!c->first_err)
+				c->first_err = ret;
+		}
+	}
+	return NULL;
+}
+
+TEST_F_TIMEOUT(ics, calls_from_many_threads_on_every_node_at_once, 600)
+{
+	int threads = 8, calls = rig_rounds(200, 40), i, node, id[NODES + 1];
+	struct caller c[8];
+	pthread_t t[8];
+	char cmd[512];
+
+	/* Nodes 2 and 3: four shells each, calling every node. */
+	snprintf(cmd, sizeof(cmd),
+		 "f=/tmp/ics-failed; rm -f $f; for p in 1 2 3 4; do"
+		 " (for i in $(seq %d); do"
+		 " echo \"echo $(( (p + i) %% 3 + 1 )) $(( i * 13 %% 9000 )) $i\""
+		 " >" ICS_CALL " || { echo \"shell $p call $i failed\" >>$f; exit 1; };"
+		 " done) & done; wait; ! cat $f 2>/dev/null",
+		 calls / 2);
+	for (node = 2; node <= NODES; node++) {
+		id[node] = cluster_start(node, cmd);
+		ASSERT_LE(0, id[node]);
+	}
+	for (i = 0; i < threads; i++) {
+		c[i] = (struct caller){ .thread = i, .calls = calls };
+		ASSERT_EQ(0, pthread_create(&t[i], NULL, call_many, &c[i]));
+	}
+	for (i = 0; i < threads; i++) {
+		pthread_join(t[i], NULL);
+		EXPECT_EQ(0, c[i].failed)
+			TH_LOG("thread %d: %d of %d calls failed, first with %s",
+			       i, c[i].failed, calls, strerror(-c[i].first_err));
+	}
+	for (node = 2; node <= NODES; node++) {
+		char out[1024];
+
+		EXPECT_EQ(0, cluster_wait(node, id[node], 300000, out,
+					  sizeof(out)))
+			TH_LOG("node %d: %s", node, out);
+	}
+}
+
+/* What node @node's seq service counted from @from: 0, or -1. */
+static int seq_stats(int node, int from, unsigned long long *in_order,
+		     unsigned long long *repeated, unsigned long long *missing)
+{
+	char out[2048], *p, want[32];
+
+	if (cluster_run(node, "cat " ICS_STATS, RUN_MS, out, sizeof(out)))
+		return -1;
+	snprintf(want, sizeof(want), "node %d ", from);
+	p = strstr(out, want);
+	*in_order = *repeated = *missing = 0;
+	if (!p)
+		return 0;
+	return sscanf(p, "node %*d in-order %llu repeated %llu missing %llu",
+		      in_order, repeated, missing) == 3 ? 0 : -1;
+}
+
+TEST_F_TIMEOUT(ics, messages_from_two_nodes_arrive_once_and_in_order, 600)
+{
+	int count = rig_rounds(10000, 2000), id;
+	unsigned long long in1, rep1, miss1, in3, rep3, miss3;
+	long long end;
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "echo 'send 2 %d' >" ICS_CALL, count);
+	id = cluster_start(3, cmd);
+	ASSERT_LE(0, id);
+	ASSERT_EQ(0, ics("send 2 %d", count));
+	ASSERT_EQ(0, cluster_wait(3, id, 300000, NULL, 0));
+	/* Sent is not yet handled: wait for the counts to settle. */
+	end = now_ms() + 30000;
+	do {
+		ASSERT_EQ(0, seq_stats(2, 1, &in1, &rep1, &miss1));
+		ASSERT_EQ(0, seq_stats(2, 3, &in3, &rep3, &miss3));
+		if (in1 + miss1 >= (unsigned long long)count &&
+		    in3 + miss3 >= (unsigned long long)count)
+			break;
+		sleep_ms(200);
+	} while (now_ms() < end);
+	TH_LOG("node 2 got %llu/%llu/%llu from node 1 and %llu/%llu/%llu from node 3 (in order/repeated/missing)",
+	       in1, rep1, miss1, in3, rep3, miss3);
+	EXPECT_EQ(count, in1);
+	EXPECT_EQ(count, in3);
+	EXPECT_EQ(0, rep1 + rep3);
+	EXPECT_EQ(0, miss1 + miss3);
+}
+
+static int call_node2(void *arg)
+{
+	return ics("echo 2 3000 11");
+}
+
+static int call_check(void *arg, int err)
+{
+	return 0;
+}
+
+/* Every allocation of the calling side fails in turn (fail-nth). */
+TEST_F_TIMEOUT(ics, fault_injection_on_the_sending_side, 600)
+{
+	struct fault_run run;
+	int ret;
+
+	if (!fault_injection_available())
+		SKIP(return, "no fault injection in this kernel (std): the debug kernel runs it");
+	ASSERT_EQ(0, fault_injection_setup());
+	ret = fault_loop(call_node2, call_check, NULL, 200, &run);
+	ASSERT_EQ(0, fault_loop_report("ics_call to node 2", ret, &run));
+	EXPECT_EQ(0, ics("echo 2 3000 12"));
+}
+
+static int fail_receive(int node, int percent)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd),
+		 "d=/sys/kernel/debug/fail_ics_receive; echo %d >$d/probability &&"
+		 " echo 0 >$d/verbose && echo 1 >$d/interval && echo -1 >$d/times",
+		 percent);
+	return cluster_run(node, cmd, RUN_MS, NULL, 0);
+}
+
+/*
+ * Node 2 fails a third of its receiving side's allocations (a request
+ * or message taken in, a handler's reply): a call then gets its reply
+ * or ENOMEM, and no one-way message is lost or repeated.
+ */
+TEST_F_TIMEOUT(ics, fault_injection_on_the_receiving_side, 600)
+{
+	int i, ok = 0, nomem = 0, calls = rig_rounds(300, 100);
+	int count = rig_rounds(3000, 1000);
+	unsigned long long in, rep, miss, in0, rep0, miss0;
+	long long end;
+
+	if (!fault_injection_available())
+		SKIP(return, "no fault injection in this kernel (std): the debug kernel runs it");
+	ASSERT_EQ(0, seq_stats(2, 1, &in0, &rep0, &miss0));
+	ASSERT_EQ(0, fail_receive(2, 33));
+	for (i = 0; i < calls; i++) {
+		int ret = ics("echo 2 %d %d", i * 37 % 5000, i);
+
+		if (!ret) {
+			ok++;
+		} else if (ret == -ENOMEM) {
+			nomem++;
+		} else {
+			EXPECT_EQ(0, ret) TH_LOG("call %d: %s", i, strerror(-ret));
+			break;
+		}
+	}
+	EXPECT_EQ(0, ics("send 2 %d", count));
+	end = now_ms() + 60000;
+	do {
+		ASSERT_EQ(0, seq_stats(2, 1, &in, &rep, &miss));
+		if (in + miss >= in0 + miss0 + count)
+			break;
+		sleep_ms(200);
+	} while (now_ms() < end);
+	ASSERT_EQ(0, fail_receive(2, 0));
+	TH_LOG("%d calls answered, %d with ENOMEM; %llu messages in order, %llu repeated, %llu missing",
+	       ok, nomem, in - in0, rep - rep0, miss - miss0);
+	EXPECT_LT(0, ok);
+	EXPECT_LT(0, nomem);
+	EXPECT_EQ(count, in - in0);
+	EXPECT_EQ(0, rep - rep0);
+	EXPECT_EQ(0, miss - miss0);
+	EXPECT_EQ(0, ics("echo 2 1000 1"));
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * SSI membership (kernel/ssi/node.c, clms.c), from node 1 of 3: every node
+ * up and agreed on one epoch; a node whose QEMU is killed is down for the
+ * others within 3 s, and a call to it fails as soon; poll() on
+ * /proc/cluster/nodes wakes at the change; booted again, the node joins
+ * without a step by hand and the cluster agrees on a new epoch; and so
+ * on for several kill/boot cycles.
+ */
+#include <poll.h>
+#include <pthread.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "cluster_test.h"
+#include "kselftest_harness.h"
+
+#define NODES		3
+#define ALL_UP		((1UL << 1) | (1UL << 2) | (1UL << 3))
+#define DOWN_MS		3000
+#define JOIN_MS		10000
+
+TEST(nodes_file_lists_every_node_up_and_one_epoch)
+{
+	struct view views[NODES + 1];
+	unsigned long long epoch;
+	int node;
+
+	ASSERT_EQ(NODES, cluster_size());
+	epoch = wait_agreement(ALL_UP, NODES, JOIN_MS, views);
+	for (node = 1; node <= NODES; node++)
+		TH_LOG("node %d: epoch %llu leader %d, %d listed", node,
+		       views[node].epoch, views[node].leader,
+		       views[node].listed);
+	ASSERT_NE(0, epoch) TH_LOG("the nodes did not agree within %d ms",
+				   JOIN_MS);
+	for (node = 1; node <= NODES; node++) {
+		EXPECT_EQ(node, views[node].self);
+		EXPECT_EQ(1, views[node].leader);
+		EXPECT_EQ(NODES, views[node].listed);
+	}
+}
+
+/*
+ * Whether @node's kernel saw every node up within JOIN_MS of booting,
+ * from its log: the first time it saw each.
+ */
+static int joined_within_10s(struct __test_metadata *_metadata, int node)
+{
+	char out[4096], *p;
+	int seen = 0, late = 0;
+
+	if (run_on(node, "dmesg | grep 'ssi: node [0-9]* up'", out,
+		   sizeof(out)))
+		return -1;
+	for (p = out; (p = strchr(p, '[')); p++) {
+		double t;
+		int who;
+
+		if (sscanf(p, "[ %lf] ssi: node %d up", &t, &who) != 2)
+			continue;
+		/* Later lines are nodes that booted again since. */
+		if (who < 1 || who > NODES || (seen & (1 << who)))
+			continue;
+		TH_LOG("node %d saw node %d up %.1f s after it booted", node,
+		       who, t);
+		late |= t * 1000 >= JOIN_MS;
+		seen |= 1 << who;
+	}
+	return seen == (int)ALL_UP && !late ? 0 : -1;
+}
+
+TEST(each_node_saw_the_others_within_10s_of_booting)
+{
+	int node;
+
+	for (node = 1; node <= NODES; node++)
+		EXPECT_EQ(0, joined_within_10s(_metadata, node));
+}
+
+TEST(nodes_file_refuses_writes)
+{
+	int fd = open(NODES_FILE, O_WRONLY);
+
+	/* root may open it (CAP_DAC_OVERRIDE); it has no write method. */
+	if (fd >= 0) {
+		EXPECT_EQ(-1, write(fd, "1", 1));
+		EXPECT_EQ(EIO, errno);
+		close(fd);
+	} else {
+		EXPECT_EQ(EACCES, errno);
+	}
+	fd = open(PS_FILE, O_WRONLY);
+	if (fd >= 0) {
+		EXPECT_EQ(-1, write(fd, "1", 1));
+		EXPECT_EQ(EIO, errno);
+		close(fd);
+	} else {
+		EXPECT_EQ(EACCES, errno);
+	}
+	EXPECT_EQ(0, cluster_run(2, "asuser sh -c 'echo 1 >" NODES_FILE "' ||"
+				 " exit 0; exit 1", RUN_MS, NULL, 0));
+}
+
+/* A file read a byte at a time is the text read at once. */
+TEST(nodes_file_reads_the_same_in_small_pieces)
+{
+	char whole[4096], bytes[4096];
+	size_t len = 0;
+	int fd;
+
+	ASSERT_LT(0, read_text(NODES_FILE, whole, sizeof(whole)));
+	fd = open(NODES_FILE, O_RDONLY);
+	ASSERT_LE(0, fd);
+	while (len < sizeof(bytes) - 1 && read(fd, bytes + len, 1) == 1)
+		len++;
+	bytes[len] = '\0';
+	close(fd);
+	EXPECT_STREQ(whole, bytes);
+}
+
+/* poll() reports nothing while nothing changes. */
+TEST(poll_is_quiet_without_a_change)
+{
+	struct pollfd p = { .events = POLLPRI };
+	char buf[4096];
+
+	p.fd = open(NODES_FILE, O_RDONLY);
+	ASSERT_LE(0, p.fd);
+	ASSERT_LT(0, read(p.fd, buf, sizeof(buf)));
+	EXPECT_EQ(0, poll(&p, 1, 300));
+	close(p.fd);
+}
+
+struct sleeper {
+	int node, ms, ret;
+	long long ended;
+};
+
+/* An ICS call that waits for node's handler to sleep: its result. */
+static void *sleep_call(void *arg)
+{
+	struct sleeper *s = arg;
+
+	s->ret = ics("sleep %d %d %d", s->node, s->ms, s->ms + 10000);
+	s->ended = now_ms();
+	return NULL;
+}
+
+/* Waits up to @ms for /proc/cluster/nodes on this node to show @state. */
+static long long wait_state(int node, char state, int ms)
+{
+	long long start = now_ms();
+	struct view v;
+
+	do {
+		if (!node_view(cluster_self(), &v, RUN_MS) &&
+		    v.state[node] == state)
+			return now_ms() - start;
+		sleep_ms(20);
+	} while (now_ms() - start < ms);
+	return -1;
+}
+
+/*
+ * Node 2's agent waits for node 3 to be down in its own view and
+ * then creates @flag: started before the kill, so that the time node 1
+ * sees the flag appear bounds node 2's detection.
+ */
+static int watch_down_on_2(const char *flag)
+{
+	char cmd[256];
+
+	unlink(flag);
+	snprintf(cmd, sizeof(cmd),
+		 "while grep -q '^3 .* up ' " NODES_FILE "; do sleep 0.02; done;"
+		 " touch %s", flag);
+	return cluster_start(2, cmd);
+}
+
+static long long wait_file(const char *path, int ms)
+{
+	long long start = now_ms();
+	struct stat st;
+
+	do {
+		if (!stat(path, &st))
+			return now_ms() - start;
+		sleep_ms(20);
+	} while (now_ms() - start < ms);
+	return -1;
+}
+
+/*
+ * One cycle: kill node 3 with an ICS call to it in flight, check that
+ * nodes 1 and 2 see it down and the call fails within 3 s, boot it
+ * again and wait until all three agree on an epoch above @before.
+ */
+static int kill_and_boot(struct __test_metadata *_metadata,
+			 unsigned long long *epoch)
+{
+	struct sleeper s = { .node = 3, .ms = 30000 };
+	struct view views[NODES + 1];
+	struct pollfd p = { .events = POLLPRI };
+	long long killed, down1, down2, polled;
+	unsigned long long before = *epoch;
+	const char *flag = "/cluster/node3-down-on-2";
+	char buf[4096], out[64];
+	pid_t on3;
+	pthread_t t;
+	int id;
+
+	/* A process of node 3, which kill() reaches until node 3 dies. */
+	if (cluster_run(3, "sleep 1000 >/dev/null 2>&1 </dev/null & echo $!",
+			RUN_MS, out, sizeof(out)))
+		return -1;
+	on3 = atoi(out);
+	EXPECT_EQ(3, on3 >> PID_SHIFT);
+	EXPECT_EQ(0, kill(on3, 0));
+	p.fd = open(NODES_FILE, O_RDONLY);
+	if (p.fd < 0 || read(p.fd, buf, sizeof(buf)) <= 0 ||
+	    poll(&p, 1, 0) < 0)
+		return -1;
+	id = watch_down_on_2(flag);
+	if (id < 0 || pthread_create(&t, NULL, sleep_call, &s))
+		return -1;
+	sleep_ms(300);
+	killed = now_ms();
+	if (cluster_ctl("kill 3"))
+		return -1;
+	polled = poll(&p, 1, DOWN_MS) == 1 ? now_ms() - killed : -1;
+	down1 = wait_state(3, 'd', DOWN_MS + 1000);
+	if (down1 >= 0)
+		down1 = now_ms() - killed;
+	down2 = wait_file(flag, DOWN_MS + 2000);
+	if (down2 >= 0)
+		down2 = now_ms() - killed;
+	pthread_join(t, NULL);
+	close(p.fd);
+	cluster_wait(2, id, RUN_MS, NULL, 0);
+	TH_LOG("node 3 killed: poll woke after %lld ms, node 1 saw it down after %lld ms, node 2 after %lld ms, the call to it ended after %lld ms: %s",
+	       polled, down1, down2, s.ended - killed, strerror(-s.ret));
+	EXPECT_EQ(-EHOSTDOWN, s.ret);
+	EXPECT_GT(DOWN_MS, s.ended - killed);
+	EXPECT_LE(0, polled);
+	EXPECT_LE(0, down1);
+	EXPECT_GT(DOWN_MS, down1);
+	/* node 2's view, seen through the agent and 9p: 20 ms polls. */
+	EXPECT_LE(0, down2);
+	EXPECT_GT(DOWN_MS, down2);
+	/* An ICS call to it now fails at once; no live node has its PIDs. */
+	EXPECT_EQ(-EHOSTDOWN, ics("echo 3 10 1"));
+	EXPECT_EQ(-1, kill(on3, 0));
+	EXPECT_EQ(ESRCH, errno);
+
+	/* Nodes 1 and 2 agree without node 3. */
+	*epoch = wait_agreement(ALL_UP & ~(1UL << 3), NODES, JOIN_MS, views);
+	EXPECT_LT(before, *epoch);
+
+	if (cluster_ctl("start 3"))
+		return -1;
+	/* Its agent runs once it booted: the cluster agrees then. */
+	if (cluster_run(3, "true", BOOT_MS, NULL, 0))
+		return -1;
+	before = *epoch;
+	*epoch = wait_agreement(ALL_UP, NODES, JOIN_MS, views);
+	TH_LOG("node 3 booted again: epoch %llu (was %llu)", *epoch, before);
+	EXPECT_LT(before, *epoch);
+	return joined_within_10s(_metadata, 3);
+}
+
+FIXTURE(ics) {
+	int loaded;
+};
+
+FIXTURE_SETUP(ics)
+{
+	ASSERT_EQ(0, ics_test_load(NODES));
+	self->loaded = 1;
+}
+
+FIXTURE_TEARDOWN(ics)
+{
+	if (self->loaded)
+		EXPECT_EQ(0, ics_test_unload(NODES));
+}
+
+TEST_F_TIMEOUT(ics, a_killed_node_is_down_within_3s_and_rejoins, 600)
+{
+	struct view views[NODES + 1];
+	unsigned long long epoch;
+
+	epoch = wait_agreement(ALL_UP, NODES, JOIN_MS, views);
+	ASSERT_NE(0, epoch);
+	ASSERT_EQ(0, kill_and_boot(_metadata, &epoch));
+	/* The module is loaded on the new boot of node 3 again. */
+	ASSERT_EQ(0, ics_test_load(NODES));
+	EXPECT_EQ(0, ics("echo 3 100 1"));
+}
+
+/* More cycles: kmemleak and lockdep look at every node at the end. */
+TEST_F_TIMEOUT(ics, kill_and_boot_cycles, 3000)
+{
+	struct view views[NODES + 1];
+	/* 10 with the first test, 64-bit; -m32 adds nothing to a reboot. */
+	int i, cycles = sizeof(long) == 8 ? 9 : rig_rounds(3, 1);
+	unsigned long long epoch;
+
+	epoch = wait_agreement(ALL_UP, NODES, JOIN_MS, views);
+	ASSERT_NE(0, epoch);
+	for (i = 0; i < cycles; i++) {
+		TH_LOG("cycle %d of %d", i + 1, cycles);
+		ASSERT_EQ(0, kill_and_boot(_metadata, &epoch));
+		ASSERT_EQ(0, ics_test_load(NODES));
+		ASSERT_EQ(0, ics("echo 3 100 %d", i));
+		ASSERT_EQ(0, ics("relay 3 2 1000 %d", i));
+	}
+}
+
+TEST_HARNESS_MAIN

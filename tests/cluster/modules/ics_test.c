@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ics_test: ICS services for the cluster tests, driven from user space.
+ *
+ * Services (numbers from ICS_SVC_TEST):
+ *   +0 echo:  replies with the request's bytes.
+ *   +1 relay: calls another node's echo with a pattern and checks the
+ *             reply: a handler that calls a third node.
+ *   +2 seq:   one-way messages numbered per sender; counts in order,
+ *             repeated (a number again or lower) and missing ones.
+ *   +3 sleep: replies after the number of ms it was sent.
+ *
+ * /sys/kernel/debug/ics_test/call takes one command a write(), run in the
+ * writer's context: write() returns the length written, or the call's
+ * error.  A reply that is not what was sent fails with EBADMSG.
+ *   echo NODE LEN SEED [TIMEOUT_MS]
+ *   relay VIA NODE LEN SEED
+ *   send NODE COUNT
+ *   sleep NODE MS [TIMEOUT_MS]
+ * /sys/kernel/debug/ics_test/stats lists, a line per sender node that
+ * sent seq messages: "node N in-order I repeated R missing M".
+ */
+#include <linux/debugfs.h>
+#include <linux/delay.h>
+#include <linux/jiffies.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/ssi.h>
+#include <linux/uaccess.h>
+
+enum {
+	SVC_ECHO = ICS_SVC_TEST,
+	SVC_RELAY,
+	SVC_SEQ,
+	SVC_SLEEP,
+};
+
+#define DEFAULT_TIMEOUT_MS	10000
+
+struct relay_req {
+	__be32 node;
+	__be32 len;
+	__be32 seed;
+};
+
+struct seq_msg {
+	__be64 seq;
+};
+
+struct seq_stats {
+	u64 next;
+	u64 in_order;
+	u64 repeated;
+	u64 missing;
+};
+
+static struct dentry *dir;
+static DEFINE_SPINLOCK(stats_lock);
+static struct seq_stats stats[SSI_MAX_NODES + 1];
+static atomic64_t sent_seq[SSI_MAX_NODES + 1];
+
+static void fill(u8 *buf, size_t len, u32 seed)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		buf[i] = (seed + i * 31) ^ (i >> 8);
+}
+
+static int echo_request(int node, const void *req, size_t len, void *reply,
+			size_t *reply_len)
+{
+	memcpy(reply, req, len);
+	*reply_len = len;
+	return 0;
+}
+
+/* Calls @node's echo with @len bytes of @seed's pattern and checks it. */
+static int call_echo(int node, size_t len, u32 seed, unsigned long timeout)
+{
+	size_t got = len;
+	u8 *req, *rep;
+	int ret = -ENOMEM;
+
+	req = kvmalloc(len ?: 1, GFP_KERNEL);
+	rep = kvmalloc(len ?: 1, GFP_KERNEL);
+	if (!req || !rep)
+		goto out;
+	fill(req, len, seed);
+	ret = ics_call(node, SVC_ECHO, req, len, rep, &got, timeout);
+	if (!ret && (got != len || memcmp(req, rep, len)))
+		ret = -EBADMSG;
+out:
+	kvfree(req);
+	kvfree(rep);
+	return ret;
+}
+
+static int relay_request(int node, const void *req, size_t len, void *reply,
+			 size_t *reply_len)
+{
+	const struct relay_req *r = req;
+
+	if (len != sizeof(*r) || be32_to_cpu(r->len) > ICS_MAX_PAYLOAD)
+		return -EINVAL;
+	return call_echo(be32_to_cpu(r->node), be32_to_cpu(r->len),
+			 be32_to_cpu(r->seed),
+			 msecs_to_jiffies(DEFAULT_TIMEOUT_MS));
+}
+
+static void seq_message(int node, const void *msg, size_t len)
+{
+	const struct seq_msg *m = msg;
+	struct seq_stats *s = &stats[node];
+	u64 seq;
+
+	if (len != sizeof(*m))
+		return;
+	seq = be64_to_cpu(m->seq);
+	spin_lock(&stats_lock);
+	if (seq < s->next) {
+		s->repeated++;
+	} else {
+		s->missing += seq - s->next;
+		s->in_order++;
+		s->next = seq + 1;
+	}
+	spin_unlock(&stats_lock);
+}
+
+static int sleep_request(int node, const void *req, size_t len, void *reply,
+			 size_t *reply_len)
+{
+	__be32 ms;
+
+	if (len != sizeof(ms))
+		return -EINVAL;
+	memcpy(&ms, req, sizeof(ms));
+	msleep(min(be32_to_cpu(ms), 60000U));
+	return 0;
+}
+
+static struct ics_service services[] = {
+	{ .id = SVC_ECHO, .request = echo_request,
+	  .reply_max = ICS_MAX_PAYLOAD, .quick = true },
+	{ .id = SVC_RELAY, .request = relay_request },
+	{ .id = SVC_SEQ, .message = seq_message },
+	{ .id = SVC_SLEEP, .request = sleep_request },
+};
+
+static int do_send(int node, unsigned int count)
+{
+	unsigned int i;
+	int ret;
+
+	if (node < 1 || node > SSI_MAX_NODES)
+		return -EINVAL;
+	for (i = 0; i < count; i++) {
+		struct seq_msg m;
+		u64 seq = atomic64_inc_return(&sent_seq[node]) - 1;
+
+		m.seq = cpu_to_be64(seq);
+		ret = ics_send(node, SVC_SEQ, &m, sizeof(m));
+		if (ret) {
+			/* Not sent: the next message takes its number. */
+			atomic64_dec(&sent_seq[node]);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+static int run_command(const char *cmd)
+{
+	unsigned int len, seed, count, ms, timeout = DEFAULT_TIMEOUT_MS;
+	int node, via, n;
+
+	n = sscanf(cmd, "echo %d %u %u %u", &node, &len, &seed, &timeout);
+	if (n >= 3)
+		return call_echo(node, len, seed, msecs_to_jiffies(timeout));
+	if (sscanf(cmd, "relay %d %d %u %u", &via, &node, &len, &seed) == 4) {
+		struct relay_req r = {
+			.node = cpu_to_be32(node),
+			.len = cpu_to_be32(len),
+			.seed = cpu_to_be32(seed),
+		};
+
+		return ics_call(via, SVC_RELAY, &r, sizeof(r), NULL, NULL,
+				msecs_to_jiffies(2 * DEFAULT_TIMEOUT_MS));
+	}
+	if (sscanf(cmd, "send %d %u", &node, &count) == 2)
+		return do_send(node, count);
+	n = sscanf(cmd, "sleep %d %u %u", &node, &ms, &timeout);
+	if (n >= 2) {
+		__be32 arg = cpu_to_be32(ms);
+
+		return ics_call(node, SVC_SLEEP, &arg, sizeof(arg), NULL, NULL,
+				msecs_to_jiffies(timeout));
+	}
+	return -EINVAL;
+}
+
+static ssize_t call_write(struct file *file, const char __user *ubuf,
+			  size_t count, loff_t *ppos)
+{
+	char cmd[96];
+	int ret;
+
+	if (count >= sizeof(cmd))
+		return -EINVAL;
+	if (copy_from_user(cmd, ubuf, count))
+		return -EFAULT;
+	cmd[count] = '\0';
+	ret = run_command(cmd);
+	return ret ?: count;
+}
+
+static const struct file_operations call_fops = {
+	.owner = THIS_MODULE,
+	.write = call_write,
+};
+
+static ssize_t stats_read(struct file *file, char __user *ubuf, size_t count,
+			  loff_t *ppos)
+{
+	char *buf;
+	size_t len = 0, size = PAGE_SIZE;
+	ssize_t ret;
+	int node;
+
+	buf = kmalloc(size, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	spin_lock(&stats_lock);
+	for (node = 1; node <= SSI_MAX_NODES; node++) {
+		struct seq_stats *s = &stats[node];
+
+		if (!s->next && !s->repeated)
+			continue;
+		len += scnprintf(buf + len, size - len,
+				 "node %d in-order %llu repeated %llu missing %llu\n",
+				 node, s->in_order, s->repeated, s->missing);
+	}
+	spin_unlock(&stats_lock);
+	ret = simple_read_from_buffer(ubuf, count, ppos, buf, len);
+	kfree(buf);
+	return ret;
+}
+
+static const struct file_operations stats_fops = {
+	.owner = THIS_MODULE,
+	.read = stats_read,
+};
+
+static void unregister_services(int n)
+{
+	while (n--)
+		ics_unregister(&services[n]);
+}
+
+static int __init ics_test_init(void)
+{
+	int i, ret;
+
+	if (!ssi_self())
+		return -ENODEV;
+	for (i = 0; i < ARRAY_SIZE(services); i++) {
+		ret = ics_register(&services[i]);
+		if (ret) {
+			unregister_services(i);
+			return ret;
+		}
+	}
+	dir = debugfs_create_dir("ics_test", NULL);
+	debugfs_create_file("call", 0200, dir, NULL, &call_fops);
+	debugfs_create_file("stats", 0444, dir, NULL, &stats_fops);
+	return 0;
+}
+
+static void __exit ics_test_exit(void)
+{
+	debugfs_remove_recursive(dir);
+	unregister_services(ARRAY_SIZE(services));
+}
+
+module_init(ics_test_init);
+module_exit(ics_test_exit);
+MODULE_DESCRIPTION("ICS services and calls for the cluster tests");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,483 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Clusterwide processes and signals (kernel/ssi/proc.c, signal.c), from
+ * node 1 of 3: /proc/cluster/ps lists a process started on another node
+ * within 1 s, on every node; kill() reaches it with the sender's PID and
+ * uid, as root and as uid 1000 (EPERM for root's process), and gives
+ * ESRCH for a PID that no live node has; the cluster tool; fault
+ * injection over the caller's side of both.
+ *
+ * "ps_and_kill --sleeper NAME FILE", run on another node by its agent,
+ * is the process the tests look for: it names itself NAME, writes its
+ * PID to FILE, waits for SIGUSR1 or SIGTERM and writes what it got to
+ * FILE.sig.
+ */
+#include <arpa/inet.h>
+#include <linux/tipc.h>
+#include <signal.h>
+#include <sched.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "cluster_test.h"
+#include "fault.h"
+#include "unpriv.h"
+#include "kselftest_harness.h"
+
+#define SELF_PATH	"/tests/cluster/ps_and_kill"
+#define SHARED		"/cluster/ps_and_kill"
+
+static int write_atomic(const char *path, const char *text)
+{
+	char tmp[256];
+	int fd;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		return -1;
+	if (write(fd, text, strlen(text)) != (ssize_t)strlen(text)) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	return rename(tmp, path);
+}
+
+static int sleeper(const char *name, const char *file)
+{
+	char text[128], sig[256];
+	siginfo_t si;
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGTERM);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	prctl(PR_SET_NAME, name);
+	snprintf(text, sizeof(text), "%d\n", getpid());
+	if (write_atomic(file, text))
+		return 1;
+	if (sigwaitinfo(&set, &si) < 0)
+		return 1;
+	snprintf(text, sizeof(text), "signo %d code %d pid %d uid %d\n",
+		 si.si_signo, si.si_code, si.si_pid, si.si_uid);
+	snprintf(sig, sizeof(sig), "%s.sig", file);
+	return write_atomic(sig, text) ? 1 : 0;
+}
+
+struct probe {
+	int node, id, pid;
+	char file[128];
+};
+
+/* Starts a sleeper on @node (as uid 1000 if @user): 0 once it runs. */
+static int probe_start(struct probe *p, int node, const char *name, int user)
+{
+	char cmd[512], text[32];
+	long long end;
+
+	p->node = node;
+	snprintf(p->file, sizeof(p->file), SHARED "/%s.sig", name);
+	unlink(p->file);
+	snprintf(p->file, sizeof(p->file), SHARED "/%s", name);
+	unlink(p->file);
+	snprintf(cmd, sizeof(cmd), "%s" SELF_PATH " --sleeper %s %s",
+		 user ? "asuser " : "", name, p->file);
+	p->id = cluster_start(node, cmd);
+	if (p->id < 0)
+		return -1;
+	end = now_ms() + RUN_MS;
+	while (read_text(p->file, text, sizeof(text)) <= 0) {
+		if (now_ms() > end)
+			return -1;
+		sleep_ms(20);
+	}
+	p->pid = atoi(text);
+	return p->pid > 0 ? 0 : -1;
+}
+
+/* What the sleeper got: 0 and its line in @buf once it has exited. */
+static int probe_signal(struct probe *p, char *buf, size_t size)
+{
+	char sig[160];
+
+	if (cluster_wait(p->node, p->id, RUN_MS, NULL, 0))
+		return -1;
+	/* Its agent's files are gone: nothing for probe_end() to wait for. */
+	p->id = -1;
+	snprintf(sig, sizeof(sig), "%s.sig", p->file);
+	return read_text(sig, buf, size) > 0 ? 0 : -1;
+}
+
+static void probe_end(struct probe *p)
+{
+	if (p->id < 0)
+		return;
+	kill(p->pid, SIGTERM);
+	cluster_wait(p->node, p->id, RUN_MS, NULL, 0);
+}
+
+/* Whether @text has the ps line "NODE PID UID S NAME". */
+static int ps_has(const char *text, int node, int pid, int uid,
+		  const char *name)
+{
+	char line[128];
+
+	snprintf(line, sizeof(line), "\n%d %d %d S %s\n", node, pid, uid,
+		 name);
+	return strstr(text, line) != NULL;
+}
+
+static char ps_text[1 << 20];
+
+FIXTURE(probes) {
+	struct probe root2, user3;
+};
+
+FIXTURE_SETUP(probes)
+{
+	mkdir(SHARED, 0777);
+	ASSERT_EQ(0, chmod(SHARED, 01777));
+	ASSERT_EQ(0, probe_start(&self->root2, 2, "ssi-root-2", 0));
+	ASSERT_EQ(0, probe_start(&self->user3, 3, "ssi-user-3", 1));
+}
+
+FIXTURE_TEARDOWN(probes)
+{
+	probe_end(&self->root2);
+	probe_end(&self->user3);
+}
+
+TEST_F(probes, pids_are_from_their_nodes_ranges)
+{
+	EXPECT_EQ(2, self->root2.pid >> PID_SHIFT);
+	EXPECT_EQ(3, self->user3.pid >> PID_SHIFT);
+	EXPECT_EQ(1, getpid() >> PID_SHIFT);
+}
+
+TEST(ps_shows_a_new_process_of_another_node_within_1s)
+{
+	struct probe p;
+	long long t0, seen = -1;
+
+	mkdir(SHARED, 0777);
+	ASSERT_EQ(0, probe_start(&p, 2, "ssi-new-2", 0));
+	t0 = now_ms();
+	do {
+		ASSERT_LT(0, read_text(PS_FILE, ps_text, sizeof(ps_text)));
+		if (ps_has(ps_text, 2, p.pid, 0, "ssi-new-2")) {
+			seen = now_ms() - t0;
+			break;
+		}
+	} while (now_ms() - t0 < 1000);
+	TH_LOG("node 1 listed node 2's new process %lld ms after it wrote its PID",
+	       seen);
+	EXPECT_LE(0, seen);
+	/* Node 3 lists it too. */
+	EXPECT_EQ(0, cluster_run(3, "grep -q '^2 [0-9]* 0 S ssi-new-2$' " PS_FILE,
+				 RUN_MS, NULL, 0));
+	probe_end(&p);
+	ASSERT_LT(0, read_text(PS_FILE, ps_text, sizeof(ps_text)));
+	EXPECT_FALSE(ps_has(ps_text, 2, p.pid, 0, "ssi-new-2"));
+}
+
+TEST_F(probes, ps_lists_every_node_with_owner_and_state)
+{
+	char *line;
+	int lines = 0, per_node[4] = { 0 };
+
+	ASSERT_LT(0, read_text(PS_FILE, ps_text, sizeof(ps_text)));
+	EXPECT_TRUE(ps_has(ps_text, 2, self->root2.pid, 0, "ssi-root-2"));
+	EXPECT_TRUE(ps_has(ps_text, 3, self->user3.pid, 1000, "ssi-user-3"));
+	/* Every line well formed; init on each node; ours on node 1. */
+	for (line = ps_text; *line; line = strchr(line, '\n') + 1) {
+		int node, pid, uid, n = 0;
+		char state;
+
+		ASSERT_EQ(4, sscanf(line, "%d %d %d %c %n", &node, &pid, &uid,
+				    &state, &n)) TH_LOG("line: %.60s", line);
+		ASSERT_LE(1, node);
+		ASSERT_GE(3, node);
+		if (pid > 2)
+			EXPECT_EQ(node, pid >> PID_SHIFT);
+		per_node[node]++;
+		lines++;
+		ASSERT_NE(NULL, strchr(line, '\n'));
+	}
+	EXPECT_LT(10, per_node[1]);
+	EXPECT_LT(10, per_node[2]);
+	EXPECT_LT(10, per_node[3]);
+	EXPECT_TRUE(strstr(ps_text, "1 1 0 S init\n") == ps_text);
+	EXPECT_NE(NULL, strstr(ps_text, "\n2 1 0 S init\n"));
+	EXPECT_NE(NULL, strstr(ps_text, "\n3 2 0 S kthreadd\n"));
+	TH_LOG("%d processes: %d, %d and %d", lines, per_node[1],
+	       per_node[2], per_node[3]);
+}
+
+/* One open: read a byte at a time, then again from 0, the same text. */
+TEST(ps_reads_the_same_in_small_pieces_and_after_a_seek)
+{
+	static char again[1 << 20];
+	size_t len = 0;
+	ssize_t n;
+	int fd = open(PS_FILE, O_RDONLY);
+
+	ASSERT_LE(0, fd);
+	while (len < sizeof(ps_text) - 1 && read(fd, ps_text + len, 1) == 1)
+		len++;
+	ps_text[len] = '\0';
+	ASSERT_LT(100, len);
+	ASSERT_EQ(0, lseek(fd, 0, SEEK_SET));
+	n = read(fd, again, sizeof(again) - 1);
+	ASSERT_EQ((ssize_t)len, n);
+	again[n] = '\0';
+	EXPECT_STREQ(ps_text, again);
+	EXPECT_EQ(0, read(fd, again, 1));
+	EXPECT_EQ(10, pread(fd, again, 10, 0));
+	close(fd);
+}
+
+TEST_F(probes, kill_reaches_a_process_of_another_node_as_from_its_sender)
+{
+	char got[128], want[128];
+
+	EXPECT_EQ(0, kill(self->root2.pid, 0));
+	ASSERT_EQ(0, kill(self->root2.pid, SIGUSR1));
+	ASSERT_EQ(0, probe_signal(&self->root2, got, sizeof(got)));
+	snprintf(want, sizeof(want), "signo %d code %d pid %d uid 0\n",
+		 SIGUSR1, SI_USER, getpid());
+	EXPECT_STREQ(want, got);
+	/* It has exited: no live node has its PID now. */
+	EXPECT_EQ(-1, kill(self->root2.pid, 0));
+	EXPECT_EQ(ESRCH, errno);
+}
+
+struct user_kill {
+	pid_t root_pid, user_pid;
+};
+
+static int kill_as_user(void *arg)
+{
+	struct user_kill *k = arg;
+
+	if (kill(k->root_pid, SIGUSR1) != -1 || errno != EPERM)
+		return 1;
+	if (kill(k->root_pid, 0) != -1 || errno != EPERM)
+		return 2;
+	if (kill(k->user_pid, 0))
+		return 3;
+	if (kill(k->user_pid, SIGUSR1))
+		return 4;
+	return 0;
+}
+
+TEST_F(probes, uid_1000_signals_its_own_process_and_not_roots)
+{
+	struct user_kill k = { self->root2.pid, self->user3.pid };
+	char got[128], want[128];
+	int sender;
+
+	/* The child's PID is the sender: fork() gives the next of node 1. */
+	ASSERT_EQ(0, run_unprivileged(kill_as_user, &k))
+		TH_LOG("EPERM for root's process, 0 for its own: see the exit code");
+	ASSERT_EQ(0, probe_signal(&self->user3, got, sizeof(got)));
+	ASSERT_EQ(1, sscanf(got, "signo %*d code %*d pid %d", &sender));
+	EXPECT_EQ(1, sender >> PID_SHIFT);
+	snprintf(want, sizeof(want), "signo %d code %d pid %d uid 1000\n",
+		 SIGUSR1, SI_USER, sender);
+	EXPECT_STREQ(want, got);
+	/* Root's process did not get it. */
+	EXPECT_EQ(0, kill(self->root2.pid, 0));
+}
+
+TEST_F(probes, root_signals_another_users_process)
+{
+	char got[128], want[128];
+
+	ASSERT_EQ(0, kill(self->user3.pid, SIGUSR1));
+	ASSERT_EQ(0, probe_signal(&self->user3, got, sizeof(got)));
+	snprintf(want, sizeof(want), "signo %d code %d pid %d uid 0\n",
+		 SIGUSR1, SI_USER, getpid());
+	EXPECT_STREQ(want, got);
+}
+
+/* ICS's wire format (kernel/ssi/ics.c, signal.c), to forge a request. */
+struct forged_kill {
+	uint32_t magic;
+	uint16_t service;
+	uint8_t kind, pad;
+	uint32_t id, status, len;
+	uint32_t pid, sig, sender, uid, euid;
+	uint8_t cap_kill, pad2[3];
+} __attribute__((packed));
+
+static int forge_kill(void *arg)
+{
+	pid_t pid = *(pid_t *)arg;
+	struct forged_kill m = {
+		.magic = htonl(0x49435331), .service = htons(3), .kind = 2,
+		.id = htonl(1), .len = htonl(24), .pid = htonl(pid),
+		.sig = htonl(SIGUSR1), .sender = htonl(1), .cap_kill = 1,
+	};
+	struct sockaddr_tipc to = {
+		.family = AF_TIPC, .addrtype = TIPC_SERVICE_ADDR,
+		.addr.name.name = { .type = 16, .instance = 2 },
+	};
+	struct sockaddr_tipc me = {
+		.family = AF_TIPC, .addrtype = TIPC_SERVICE_RANGE,
+		.scope = TIPC_CLUSTER_SCOPE,
+		.addr.nameseq = { .type = 16, .lower = 5, .upper = 5 },
+	};
+	int fd = socket(AF_TIPC, SOCK_RDM, 0);
+
+	if (fd < 0)
+		return 1;
+	/* No user program may pose as a node: type 16 is reserved. */
+	if (bind(fd, (struct sockaddr *)&me, sizeof(me)) != -1 ||
+	    errno != EACCES)
+		return 2;
+	/* A well-formed request from a user's socket is not heard. */
+	if (sendto(fd, &m, sizeof(m), 0, (struct sockaddr *)&to,
+		   sizeof(to)) != sizeof(m))
+		return 3;
+	close(fd);
+	return 0;
+}
+
+TEST_F(probes, a_user_program_cannot_pose_as_a_node_or_forge_a_call)
+{
+	char sig[160];
+
+	ASSERT_EQ(0, run_unprivileged(forge_kill, &self->root2.pid));
+	/* As root, too: the sender's socket is no node's ICS socket. */
+	ASSERT_EQ(0, forge_kill(&self->root2.pid));
+	sleep_ms(1000);
+	snprintf(sig, sizeof(sig), "%s.sig", self->root2.file);
+	EXPECT_EQ(-ENOENT, read_text(sig, sig, sizeof(sig)));
+	EXPECT_EQ(0, kill(self->root2.pid, 0));
+}
+
+TEST_F(probes, bad_pids_and_signals)
+{
+	/* In node 2's range, but no process has it. */
+	EXPECT_EQ(-1, kill((2 << PID_SHIFT) + 65535, 0));
+	EXPECT_EQ(ESRCH, errno);
+	/* Node 5 is not up; node 64 cannot exist. */
+	EXPECT_EQ(-1, kill((5 << PID_SHIFT) + 100, SIGTERM));
+	EXPECT_EQ(ESRCH, errno);
+	EXPECT_EQ(-1, kill(64 << PID_SHIFT, 0));
+	EXPECT_EQ(ESRCH, errno);
+	EXPECT_EQ(-1, kill(0x7fffffff, 0));
+	EXPECT_EQ(ESRCH, errno);
+	/* Bad signals are refused by the node that has the process. */
+	EXPECT_EQ(-1, kill(self->root2.pid, 65));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, kill(self->root2.pid, -1));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(0, kill(self->root2.pid, 0));
+}
+
+/* A process in a new PID namespace reaches no other node. */
+TEST_F(probes, a_child_pid_namespace_sees_this_node_only)
+{
+	pid_t child;
+	int status;
+
+	ASSERT_EQ(0, unshare(CLONE_NEWPID));
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child) {
+		if (getpid() != 1)
+			_exit(1);
+		_exit(kill(self->root2.pid, 0) == -1 && errno == ESRCH ? 0 : 2);
+	}
+	EXPECT_EQ(1, child >> PID_SHIFT);
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(0, kill(self->root2.pid, 0));
+}
+
+static int tool(const char *cmd, char *out, size_t size)
+{
+	FILE *f = popen(cmd, "r");
+	size_t n;
+	int status;
+
+	if (!f)
+		return -1;
+	n = fread(out, 1, size - 1, f);
+	out[n] = '\0';
+	status = pclose(f);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST_F(probes, the_cluster_tool)
+{
+	char out[1 << 16], want[128];
+	char got[128];
+
+	ASSERT_EQ(0, tool("cluster nodes", out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "3 of 3 nodes up; epoch ")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "<- this node")) TH_LOG("%s", out);
+	ASSERT_EQ(0, tool("cluster ps -n 3", out, sizeof(out)));
+	snprintf(want, sizeof(want), "%7d  user      S  ssi-user-3\n",
+		 self->user3.pid);
+	EXPECT_NE(NULL, strstr(out, want)) TH_LOG("%s", out);
+	EXPECT_EQ(NULL, strstr(out, "ssi-root-2"));
+	snprintf(want, sizeof(want), "cluster kill -USR1 %d 2>&1",
+		 self->root2.pid);
+	EXPECT_EQ(0, tool(want, out, sizeof(out))) TH_LOG("%s", out);
+	ASSERT_EQ(0, probe_signal(&self->root2, got, sizeof(got)));
+	EXPECT_EQ(0, strncmp(got, "signo 10 code 0 ", 16)) TH_LOG("%s", got);
+	snprintf(want, sizeof(want), "cluster kill %d 2>&1",
+		 (5 << PID_SHIFT) + 1);
+	EXPECT_EQ(1, tool(want, out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "No such process")) TH_LOG("%s", out);
+	EXPECT_EQ(2, tool("cluster kill -NOSUCH 1 2>&1", out, sizeof(out)));
+}
+
+static int kill_probe(void *arg)
+{
+	return kill(*(pid_t *)arg, 0) ? -errno : 0;
+}
+
+static int open_ps(void *arg)
+{
+	int fd = open(PS_FILE, O_RDONLY);
+
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+static int no_check(void *arg, int err)
+{
+	return 0;
+}
+
+TEST_F_TIMEOUT(probes, fault_injection_over_remote_kill_and_ps, 600)
+{
+	struct fault_run run;
+	int ret;
+
+	if (!fault_injection_available())
+		SKIP(return, "no fault injection in this kernel (std): the debug kernel runs it");
+	ASSERT_EQ(0, fault_injection_setup());
+	ret = fault_loop(kill_probe, no_check, &self->root2.pid, 200, &run);
+	ASSERT_EQ(0, fault_loop_report("kill() of node 2's process", ret, &run));
+	ret = fault_loop(open_ps, no_check, NULL, 400, &run);
+	ASSERT_EQ(0, fault_loop_report("open /proc/cluster/ps", ret, &run));
+	EXPECT_EQ(0, kill(self->root2.pid, 0));
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 4 && !strcmp(argv[1], "--sleeper"))
+		return sleeper(argv[2], argv[3]);
+	return test_harness_run(argc, argv);
+}
