@@ -20,6 +20,9 @@ first is a new incarnation I, logged in PREFIX-nodeN.I.log.  Node 1 runs
 the tests and may not be killed.  When node 1 has powered off, its agents
 are told to finish (DIR/shared/agent/N/.finish) if it has not done so.
 
+One run at a time uses DIR (and the logs): a second one waits for the
+first, on a lock on DIR/lock.
+
 Returns when every node is off: 0, or 1 if a QEMU failed.  At the timeout
 every node still running is killed, "rig: QEMU killed after Ss timeout"
 is appended to its console, and this returns 0 (rig/check-run.py judges).
@@ -28,6 +31,7 @@ Nothing it started outlives it: QEMUs and the switch die with it.
 
 import argparse
 import ctypes
+import fcntl
 import glob
 import os
 import selectors
@@ -348,6 +352,24 @@ def on_signal(signum, _frame):
     raise Stop(signal.Signals(signum).name)
 
 
+def lock_dir(path):
+    """Hold DIR/lock for this run, after waiting for another run's end."""
+    os.makedirs(path, exist_ok=True)
+    f = open(os.path.join(path, "lock"), "a+")
+    try:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        f.seek(0)
+        holder = f.read().strip() or "?"
+        print(f"cluster.py: another cluster run (pid {holder}) is using {path}: "
+              "waiting for it to end", flush=True)
+        fcntl.flock(f, fcntl.LOCK_EX)
+    f.truncate(0)
+    f.write(f"{os.getpid()}\n")
+    f.flush()
+    return f
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--nodes", type=int, required=True)
@@ -365,6 +387,12 @@ def main():
         ap.error(f"--nodes {args.nodes}: a cluster has 2 to 9 nodes")
     for s in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
         signal.signal(s, on_signal)
+    try:
+        lock = lock_dir(os.path.abspath(args.dir))
+    except Stop as e:
+        print(f"rig: error: cluster run stopped by {e} while waiting for {args.dir}",
+              file=sys.stderr)
+        return 1
     cluster = Cluster(args)
     try:
         return cluster.run()
@@ -374,6 +402,7 @@ def main():
         return 1
     finally:
         cluster.cleanup()
+        lock.close()
 
 
 if __name__ == "__main__":
