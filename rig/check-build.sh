@@ -154,8 +154,10 @@ on_in() {
 }
 
 # head: Debian's configuration, then the overlay: every option that gates
-# a touched object, or that the series adds, which Debian's configuration
-# leaves off, set as the test fragments set it (y if they do not).
+# a touched object, or that the series adds, or that an option the series
+# adds depends on (SSI's fault attribute needs FAULT_INJECTION, which
+# Debian leaves off), which Debian's configuration leaves off, set as the
+# test fragments set it (y if they do not).
 stage "check-build: worktree at HEAD" worktree "$head"
 stage "check-build: head Debian config" debian_config head
 overlay=$chk/overlay.config
@@ -164,6 +166,9 @@ overlay=$chk/overlay.config
 	{
 		git -C "$RIG_TREE" diff "$base" "$head" -- '*Kconfig*' |
 			sed -n 's/^+[[:space:]]*\(menu\)\{0,1\}config[[:space:]]\{1,\}\([A-Za-z0-9_]\{1,\}\).*/CONFIG_\2/p'
+		git -C "$RIG_TREE" diff "$base" "$head" -- '*Kconfig*' |
+			sed -n 's/^+[[:space:]]*depends on[[:space:]]//p' |
+			grep -o '[A-Z0-9_]*[A-Z][A-Z0-9_]*' | sed 's/^/CONFIG_/'
 		for o in $objs; do gates "$wt" "$o"; done
 	} | sort -u | while read -r opt; do
 		on_in "$opt" "$chk/out-head/.config" && continue
