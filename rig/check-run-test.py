@@ -115,6 +115,7 @@ class CheckRun(unittest.TestCase):
             ("[ 1.0] BUG: sleeping function called from invalid context at x", "sleep in atomic context"),
             ("[ 1.0] kmemleak: Cannot allocate a kmemleak_object structure", "kmemleak disabled itself"),
             ("[ 1.0] kmemleak: Kernel memory leak detector disabled", "kmemleak disabled itself"),
+            ("[ 1.0] Initramfs unpacking failed: write error", "initramfs unpacking failed"),
         ]:
             with self.subTest(what=what):
                 console = ["rig: begin g/b", line, "rig: end g/b rc=0"]
