@@ -25,6 +25,8 @@
 #define PS_FILE		"/proc/cluster/ps"
 #define ICS_CALL	"/sys/kernel/debug/ics_test/call"
 #define ICS_STATS	"/sys/kernel/debug/ics_test/stats"
+#define ICS_TIMES	"/sys/kernel/debug/ics_test/times"
+#define ICS_CALLS	"/sys/kernel/debug/ssi/ics_calls"
 #define MAX_NODE	63
 #define PID_SHIFT	16
 /* A command on a node that is up; a node booting again (debug, TCG). */
@@ -130,6 +132,28 @@ static inline int run_on(int node, const char *cmd, char *out, size_t size)
 		out[len] = '\0';
 	status = pclose(f);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/*
+ * The calls node @node has waiting for a reply, once none is (a call a
+ * node makes of its own, CLMS's, lasts a moment); -1 if it could not be
+ * read.  A call left behind by an error path never ends.
+ */
+static inline int calls_left(int node, int timeout_ms)
+{
+	long long end = now_ms() + timeout_ms;
+	char out[64];
+	int n = -1;
+
+	do {
+		if (run_on(node, "cat " ICS_CALLS, out, sizeof(out)) ||
+		    sscanf(out, "%d", &n) != 1)
+			return -1;
+		if (!n)
+			break;
+		sleep_ms(100);
+	} while (now_ms() < end);
+	return n;
 }
 
 /* Node @node's view: 0, or -1 if it could not be read or parsed. */

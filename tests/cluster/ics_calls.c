@@ -26,8 +26,14 @@ FIXTURE_SETUP(ics)
 	self->loaded = 1;
 }
 
+/* No test leaves a call behind on any node, its own or a handler's. */
 FIXTURE_TEARDOWN(ics)
 {
+	int node;
+
+	for (node = 1; node <= NODES; node++) {
+		EXPECT_EQ(0, calls_left(node, 3000)) TH_LOG("node %d", node);
+	}
 	if (self->loaded)
 		EXPECT_EQ(0, ics_test_unload(NODES));
 }

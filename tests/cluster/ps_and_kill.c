@@ -17,6 +17,7 @@
 #include <signal.h>
 #include <sched.h>
 #include <stdint.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -216,6 +217,62 @@ TEST_F(probes, ps_lists_every_node_with_owner_and_state)
 	EXPECT_NE(NULL, strstr(ps_text, "\n3 2 0 S kthreadd\n"));
 	TH_LOG("%d processes: %d, %d and %d", lines, per_node[1],
 	       per_node[2], per_node[3]);
+}
+
+/* What a reader may see of the two sleepers: root's on node 2, uid 1000's on node 3. */
+struct ps_view {
+	const char *path;
+	pid_t root_pid, user_pid;
+	int sees_root;
+};
+
+/* Reads @v->path's ps: 0 if it shows what @v says, else where it differs. */
+static int read_ps_view(void *arg)
+{
+	const struct ps_view *v = arg;
+
+	if (read_text(v->path, ps_text, sizeof(ps_text)) <= 0)
+		return 1;
+	if (!ps_has(ps_text, 3, v->user_pid, 1000, "ssi-user-3"))
+		return 2;
+	if (ps_has(ps_text, 2, v->root_pid, 0, "ssi-root-2") != v->sees_root)
+		return 3;
+	/* init, root's, on every node */
+	if ((strstr(ps_text, "1 1 0 S init\n") == ps_text) != v->sees_root)
+		return 4;
+	return 0;
+}
+
+#define HIDDEN_PROC	"/tmp/ssi-proc-hidepid"
+#define GROUP_PROC	"/tmp/ssi-proc-hidepid-gid"
+
+/*
+ * A procfs mounted hidepid=invisible shows uid 1000 its own processes
+ * of every node only, and all of them to root and to the gid= group;
+ * /proc, mounted without hidepid, shows all to everyone.
+ */
+TEST_F(probes, ps_follows_hidepid_of_the_procfs_it_is_read_through)
+{
+	struct ps_view v = { PS_FILE, self->root2.pid, self->user3.pid, 1 };
+
+	mkdir(HIDDEN_PROC, 0755);
+	mkdir(GROUP_PROC, 0755);
+	ASSERT_EQ(0, mount("proc", HIDDEN_PROC, "proc", 0, "hidepid=invisible"));
+	ASSERT_EQ(0, mount("proc", GROUP_PROC, "proc", 0,
+			   "hidepid=invisible,gid=1000"));
+	EXPECT_EQ(0, run_unprivileged(read_ps_view, &v));
+	EXPECT_EQ(0, read_ps_view(&v));
+	v.path = HIDDEN_PROC "/cluster/ps";
+	EXPECT_EQ(0, read_ps_view(&v)) TH_LOG("root through hidepid");
+	v.sees_root = 0;
+	EXPECT_EQ(0, run_unprivileged(read_ps_view, &v))
+		TH_LOG("uid 1000 through hidepid: see the exit code");
+	v.path = GROUP_PROC "/cluster/ps";
+	v.sees_root = 1;
+	EXPECT_EQ(0, run_unprivileged(read_ps_view, &v))
+		TH_LOG("uid 1000 in the gid= group");
+	EXPECT_EQ(0, umount(HIDDEN_PROC));
+	EXPECT_EQ(0, umount(GROUP_PROC));
 }
 
 /* One open: read a byte at a time, then again from 0, the same text. */

@@ -17,13 +17,19 @@
  *   relay VIA NODE LEN SEED
  *   send NODE COUNT
  *   sleep NODE MS [TIMEOUT_MS]
+ *   time NODE LEN COUNT: COUNT echo calls, each timed from ics_call()'s
+ *                        entry to its return
  * /sys/kernel/debug/ics_test/stats lists, a line per sender node that
  * sent seq messages: "node N in-order I repeated R missing M".
+ * /sys/kernel/debug/ics_test/times lists the last time command's calls,
+ * in ns, one a line.
  */
 #include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/jiffies.h>
+#include <linux/ktime.h>
 #include <linux/module.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/ssi.h>
 #include <linux/uaccess.h>
@@ -56,6 +62,11 @@ struct seq_stats {
 
 static struct dentry *dir;
 static DEFINE_SPINLOCK(stats_lock);
+
+#define MAX_TIMES	10000
+static u64 times[MAX_TIMES];
+static unsigned int times_n;
+static DEFINE_MUTEX(times_lock);
 static struct seq_stats stats[SSI_MAX_NODES + 1];
 static atomic64_t sent_seq[SSI_MAX_NODES + 1];
 
@@ -75,8 +86,12 @@ static int echo_request(int node, const void *req, size_t len, void *reply,
 	return 0;
 }
 
-/* Calls @node's echo with @len bytes of @seed's pattern and checks it. */
-static int call_echo(int node, size_t len, u32 seed, unsigned long timeout)
+/*
+ * Calls @node's echo with @len bytes of @seed's pattern and checks it;
+ * the call's own time goes to *@ns if it is given.
+ */
+static int call_echo(int node, size_t len, u32 seed, unsigned long timeout,
+		     u64 *ns)
 {
 	size_t got = len;
 	u8 *req, *rep;
@@ -87,7 +102,11 @@ static int call_echo(int node, size_t len, u32 seed, unsigned long timeout)
 	if (!req || !rep)
 		goto out;
 	fill(req, len, seed);
+	if (ns)
+		*ns = ktime_get_ns();
 	ret = ics_call(node, SVC_ECHO, req, len, rep, &got, timeout);
+	if (ns)
+		*ns = ktime_get_ns() - *ns;
 	if (!ret && (got != len || memcmp(req, rep, len)))
 		ret = -EBADMSG;
 out:
@@ -105,7 +124,7 @@ static int relay_request(int node, const void *req, size_t len, void *reply,
 		return -EINVAL;
 	return call_echo(be32_to_cpu(r->node), be32_to_cpu(r->len),
 			 be32_to_cpu(r->seed),
-			 msecs_to_jiffies(DEFAULT_TIMEOUT_MS));
+			 msecs_to_jiffies(DEFAULT_TIMEOUT_MS), NULL);
 }
 
 static void seq_message(int node, const void *msg, size_t len)
@@ -170,6 +189,24 @@ static int do_send(int node, unsigned int count)
 	return 0;
 }
 
+/* Times @count echo calls; the calls before a failed one are kept. */
+static int do_time(int node, unsigned int len, unsigned int count)
+{
+	unsigned long timeout = msecs_to_jiffies(DEFAULT_TIMEOUT_MS);
+	int ret = 0;
+
+	if (count > MAX_TIMES)
+		return -EINVAL;
+	mutex_lock(&times_lock);
+	for (times_n = 0; times_n < count; times_n++) {
+		ret = call_echo(node, len, times_n, timeout, &times[times_n]);
+		if (ret)
+			break;
+	}
+	mutex_unlock(&times_lock);
+	return ret;
+}
+
 static int run_command(const char *cmd)
 {
 	unsigned int len, seed, count, ms, timeout = DEFAULT_TIMEOUT_MS;
@@ -177,7 +214,8 @@ static int run_command(const char *cmd)
 
 	n = sscanf(cmd, "echo %d %u %u %u", &node, &len, &seed, &timeout);
 	if (n >= 3)
-		return call_echo(node, len, seed, msecs_to_jiffies(timeout));
+		return call_echo(node, len, seed, msecs_to_jiffies(timeout),
+				 NULL);
 	if (sscanf(cmd, "relay %d %d %u %u", &via, &node, &len, &seed) == 4) {
 		struct relay_req r = {
 			.node = cpu_to_be32(node),
@@ -190,6 +228,8 @@ static int run_command(const char *cmd)
 	}
 	if (sscanf(cmd, "send %d %u", &node, &count) == 2)
 		return do_send(node, count);
+	if (sscanf(cmd, "time %d %u %u", &node, &len, &count) == 3)
+		return do_time(node, len, count);
 	n = sscanf(cmd, "sleep %d %u %u", &node, &ms, &timeout);
 	if (n >= 2) {
 		__be32 arg = cpu_to_be32(ms);
@@ -252,6 +292,18 @@ static const struct file_operations stats_fops = {
 	.read = stats_read,
 };
 
+static int times_show(struct seq_file *m, void *v)
+{
+	unsigned int i;
+
+	mutex_lock(&times_lock);
+	for (i = 0; i < times_n; i++)
+		seq_printf(m, "%llu\n", times[i]);
+	mutex_unlock(&times_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(times);
+
 static void unregister_services(int n)
 {
 	while (n--)
@@ -274,6 +326,7 @@ static int __init ics_test_init(void)
 	dir = debugfs_create_dir("ics_test", NULL);
 	debugfs_create_file("call", 0200, dir, NULL, &call_fops);
 	debugfs_create_file("stats", 0444, dir, NULL, &stats_fops);
+	debugfs_create_file("times", 0444, dir, NULL, &times_fops);
 	return 0;
 }
 
