@@ -9,6 +9,9 @@
  * receiving one (fail_ics_receive).
  */
 #include <pthread.h>
+#include <sched.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 
 #include "cluster_test.h"
 #include "fault.h"
@@ -16,27 +19,7 @@
 
 #define NODES		3
 
-FIXTURE(ics) {
-	int loaded;
-};
-
-FIXTURE_SETUP(ics)
-{
-	ASSERT_EQ(0, ics_test_load(NODES));
-	self->loaded = 1;
-}
-
-/* No test leaves a call behind on any node, its own or a handler's. */
-FIXTURE_TEARDOWN(ics)
-{
-	int node;
-
-	for (node = 1; node <= NODES; node++) {
-		EXPECT_EQ(0, calls_left(node, 3000)) TH_LOG("node %d", node);
-	}
-	if (self->loaded)
-		EXPECT_EQ(0, ics_test_unload(NODES));
-}
+#include "ics_fixture.h"
 
 TEST_F(ics, calls_of_every_size_reach_each_node_and_this_one)
 {
@@ -84,6 +67,58 @@ TEST_F(ics, a_slow_handler_times_the_call_out)
 	EXPECT_EQ(0, ics("sleep 2 2500 10000"));
 	EXPECT_LE(2500, now_ms() - t0);
 	EXPECT_EQ(0, ics("echo 2 64 5"));
+}
+
+/*
+ * A caller that asked to run late does not read the socket for the
+ * others: its replies come through the reading work, in time, with
+ * readers calling at once.  Returns which call failed, or 0.
+ */
+static int late_caller(int policy)
+{
+	struct sched_param none = { 0 };
+	int i;
+
+	if (policy == SCHED_IDLE ? sched_setscheduler(0, SCHED_IDLE, &none) :
+	    setpriority(PRIO_PROCESS, 0, 10))
+		return 100;
+	for (i = 0; i < 50; i++)
+		if (ics("echo %d 256 %d 3000", 2 + i % 2, i))
+			return i + 1;
+	return 0;
+}
+
+TEST_F(ics, callers_that_run_late_get_their_replies_through_the_work)
+{
+	int policies[] = { SCHED_OTHER, SCHED_IDLE }, i, status;
+	pid_t kids[2];
+
+	/* Alone: the work reads every reply. */
+	for (i = 0; i < 2; i++) {
+		kids[i] = fork();
+		ASSERT_LE(0, kids[i]);
+		if (!kids[i])
+			_exit(late_caller(policies[i]));
+		ASSERT_EQ(kids[i], waitpid(kids[i], &status, 0));
+		EXPECT_EQ(0, WIFEXITED(status) ? WEXITSTATUS(status) : -1)
+			TH_LOG("%s caller alone: see the exit code",
+			       i ? "SCHED_IDLE" : "nice 10");
+	}
+	/* Beside a caller that reads for everyone. */
+	for (i = 0; i < 2; i++) {
+		kids[i] = fork();
+		ASSERT_LE(0, kids[i]);
+		if (!kids[i])
+			_exit(late_caller(policies[i]));
+	}
+	for (i = 0; i < 50; i++)
+		EXPECT_EQ(0, ics("echo 3 64 %d", i));
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(kids[i], waitpid(kids[i], &status, 0));
+		EXPECT_EQ(0, WIFEXITED(status) ? WEXITSTATUS(status) : -1)
+			TH_LOG("%s caller: see the exit code",
+			       i ? "SCHED_IDLE" : "nice 10");
+	}
 }
 
 TEST_F(ics, a_handler_calls_a_third_node)
@@ -245,7 +280,8 @@ static int fail_receive(int node, int percent)
 /*
  * Node 2 fails a third of its receiving side's allocations (a request
  * or message taken in, a handler's reply): a call then gets its reply
- * or ENOMEM, and no one-way message is lost or repeated.
+ * or ENOMEM, and no one-way message is lost or repeated.  The calls go
+ * to the echo that is not quick: a quick one allocates nothing.
  */
 TEST_F_TIMEOUT(ics, fault_injection_on_the_receiving_side, 600)
 {
@@ -259,7 +295,7 @@ TEST_F_TIMEOUT(ics, fault_injection_on_the_receiving_side, 600)
 	ASSERT_EQ(0, seq_stats(2, 1, &in0, &rep0, &miss0));
 	ASSERT_EQ(0, fail_receive(2, 33));
 	for (i = 0; i < calls; i++) {
-		int ret = ics("echo 2 %d %d", i * 37 % 5000, i);
+		int ret = ics("wecho 2 %d %d", i * 37 % 5000, i);
 
 		if (!ret) {
 			ok++;

@@ -16,6 +16,8 @@
 #include "kselftest_harness.h"
 
 #define NODES		3
+
+#include "ics_fixture.h"
 #define ALL_UP		((1UL << 1) | (1UL << 2) | (1UL << 3))
 #define DOWN_MS		3000
 #define JOIN_MS		10000
@@ -267,22 +269,6 @@ static int kill_and_boot(struct __test_metadata *_metadata,
 	TH_LOG("node 3 booted again: epoch %llu (was %llu)", *epoch, before);
 	EXPECT_LT(before, *epoch);
 	return joined_within_10s(_metadata, 3);
-}
-
-FIXTURE(ics) {
-	int loaded;
-};
-
-FIXTURE_SETUP(ics)
-{
-	ASSERT_EQ(0, ics_test_load(NODES));
-	self->loaded = 1;
-}
-
-FIXTURE_TEARDOWN(ics)
-{
-	if (self->loaded)
-		EXPECT_EQ(0, ics_test_unload(NODES));
 }
 
 TEST_F_TIMEOUT(ics, a_killed_node_is_down_within_3s_and_rejoins, 600)

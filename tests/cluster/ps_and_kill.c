@@ -14,6 +14,7 @@
  */
 #include <arpa/inet.h>
 #include <linux/tipc.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sched.h>
 #include <stdint.h>
@@ -48,18 +49,43 @@ static int write_atomic(const char *path, const char *text)
 	return rename(tmp, path);
 }
 
-static int sleeper(const char *name, const char *file)
+static volatile pid_t thread_tid;
+
+/* A second thread, its signals blocked as its creator's: it names itself. */
+static void *named_thread(void *arg)
+{
+	thread_tid = gettid();
+	for (;;)
+		pause();
+	return NULL;
+}
+
+/*
+ * Names itself @name, writes its PID (with @threaded, the TID of a second
+ * thread) to @file and waits for SIGUSR1 or SIGTERM, which it describes
+ * in @file.sig.
+ */
+static int sleeper(const char *name, const char *file, int threaded)
 {
 	char text[128], sig[256];
+	pthread_t thread;
 	siginfo_t si;
 	sigset_t set;
+	pid_t id = getpid();
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGUSR1);
 	sigaddset(&set, SIGTERM);
 	sigprocmask(SIG_BLOCK, &set, NULL);
+	if (threaded) {
+		if (pthread_create(&thread, NULL, named_thread, NULL))
+			return 1;
+		while (!thread_tid)
+			usleep(1000);
+		id = thread_tid;
+	}
 	prctl(PR_SET_NAME, name);
-	snprintf(text, sizeof(text), "%d\n", getpid());
+	snprintf(text, sizeof(text), "%d\n", id);
 	if (write_atomic(file, text))
 		return 1;
 	if (sigwaitinfo(&set, &si) < 0)
@@ -75,8 +101,11 @@ struct probe {
 	char file[128];
 };
 
-/* Starts a sleeper on @node (as uid 1000 if @user): 0 once it runs. */
-static int probe_start(struct probe *p, int node, const char *name, int user)
+#define PROBE_USER	1	/* as uid 1000 */
+#define PROBE_THREAD	2	/* p->pid is a second thread's TID */
+
+/* Starts a sleeper on @node, as @flags say: 0 once it runs. */
+static int probe_start(struct probe *p, int node, const char *name, int flags)
 {
 	char cmd[512], text[32];
 	long long end;
@@ -86,8 +115,9 @@ static int probe_start(struct probe *p, int node, const char *name, int user)
 	unlink(p->file);
 	snprintf(p->file, sizeof(p->file), SHARED "/%s", name);
 	unlink(p->file);
-	snprintf(cmd, sizeof(cmd), "%s" SELF_PATH " --sleeper %s %s",
-		 user ? "asuser " : "", name, p->file);
+	snprintf(cmd, sizeof(cmd), "%s" SELF_PATH " --%ssleeper %s %s",
+		 flags & PROBE_USER ? "asuser " : "",
+		 flags & PROBE_THREAD ? "thread-" : "", name, p->file);
 	p->id = cluster_start(node, cmd);
 	if (p->id < 0)
 		return -1;
@@ -144,13 +174,19 @@ FIXTURE_SETUP(probes)
 	mkdir(SHARED, 0777);
 	ASSERT_EQ(0, chmod(SHARED, 01777));
 	ASSERT_EQ(0, probe_start(&self->root2, 2, "ssi-root-2", 0));
-	ASSERT_EQ(0, probe_start(&self->user3, 3, "ssi-user-3", 1));
+	ASSERT_EQ(0, probe_start(&self->user3, 3, "ssi-user-3", PROBE_USER));
 }
 
 FIXTURE_TEARDOWN(probes)
 {
+	int node;
+
 	probe_end(&self->root2);
 	probe_end(&self->user3);
+	/* No kill() or ps, the fault loops' too, left a call behind. */
+	for (node = 1; node <= 3; node++) {
+		EXPECT_EQ(0, calls_left(node, 3000)) TH_LOG("node %d", node);
+	}
 }
 
 TEST_F(probes, pids_are_from_their_nodes_ranges)
@@ -248,8 +284,9 @@ static int read_ps_view(void *arg)
 
 /*
  * A procfs mounted hidepid=invisible shows uid 1000 its own processes
- * of every node only, and all of them to root and to the gid= group;
- * /proc, mounted without hidepid, shows all to everyone.
+ * of every node only, and all of them to root and to the gid= group
+ * (which hidepid=ptraceable ignores); /proc, mounted without hidepid,
+ * shows all to everyone.
  */
 TEST_F(probes, ps_follows_hidepid_of_the_procfs_it_is_read_through)
 {
@@ -271,8 +308,20 @@ TEST_F(probes, ps_follows_hidepid_of_the_procfs_it_is_read_through)
 	v.sees_root = 1;
 	EXPECT_EQ(0, run_unprivileged(read_ps_view, &v))
 		TH_LOG("uid 1000 in the gid= group");
-	EXPECT_EQ(0, umount(HIDDEN_PROC));
 	EXPECT_EQ(0, umount(GROUP_PROC));
+	/* Root, in no gid= group here: CAP_SYS_PTRACE lets it see all. */
+	ASSERT_EQ(0, mount("proc", GROUP_PROC, "proc", 0,
+			   "hidepid=invisible,gid=4242"));
+	EXPECT_EQ(0, read_ps_view(&v)) TH_LOG("root outside gid=");
+	EXPECT_EQ(0, umount(GROUP_PROC));
+	/* hidepid=ptraceable ignores gid=, as /proc/<pid> does. */
+	ASSERT_EQ(0, mount("proc", GROUP_PROC, "proc", 0,
+			   "hidepid=ptraceable,gid=1000"));
+	v.sees_root = 0;
+	EXPECT_EQ(0, run_unprivileged(read_ps_view, &v))
+		TH_LOG("uid 1000 through hidepid=ptraceable,gid=1000");
+	EXPECT_EQ(0, umount(GROUP_PROC));
+	EXPECT_EQ(0, umount(HIDDEN_PROC));
 }
 
 /* One open: read a byte at a time, then again from 0, the same text. */
@@ -311,6 +360,31 @@ TEST_F(probes, kill_reaches_a_process_of_another_node_as_from_its_sender)
 	/* It has exited: no live node has its PID now. */
 	EXPECT_EQ(-1, kill(self->root2.pid, 0));
 	EXPECT_EQ(ESRCH, errno);
+}
+
+/*
+ * kill() of another node's TID that is not its process's PID reaches the
+ * process, as locally; ps lists the process, not the thread.
+ */
+TEST(kill_of_a_thread_of_another_node_reaches_its_process)
+{
+	struct probe t;
+	char got[128], want[128];
+
+	ASSERT_EQ(0, probe_start(&t, 2, "ssi-thread-2", PROBE_THREAD));
+	EXPECT_EQ(2, t.pid >> PID_SHIFT);
+	ASSERT_LT(0, read_text(PS_FILE, ps_text, sizeof(ps_text)));
+	EXPECT_FALSE(ps_has(ps_text, 2, t.pid, 0, "ssi-thread-2"));
+	EXPECT_NE(NULL, strstr(ps_text, " 0 S ssi-thread-2\n"));
+	EXPECT_EQ(0, kill(t.pid, 0));
+	ASSERT_EQ(0, kill(t.pid, SIGUSR1));
+	ASSERT_EQ(0, probe_signal(&t, got, sizeof(got)));
+	snprintf(want, sizeof(want), "signo %d code %d pid %d uid 0\n",
+		 SIGUSR1, SI_USER, getpid());
+	EXPECT_STREQ(want, got);
+	EXPECT_EQ(-1, kill(t.pid, 0));
+	EXPECT_EQ(ESRCH, errno);
+	probe_end(&t);
 }
 
 struct user_kill {
@@ -438,19 +512,34 @@ TEST_F(probes, bad_pids_and_signals)
 	EXPECT_EQ(0, kill(self->root2.pid, 0));
 }
 
-/* A process in a new PID namespace reaches no other node. */
+#define CHILD_PROC	"/tmp/ssi-proc-child"
+
+/*
+ * A process in a new PID namespace reaches no other node, and its own
+ * procfs lists no process of the cluster.
+ */
 TEST_F(probes, a_child_pid_namespace_sees_this_node_only)
 {
 	pid_t child;
 	int status;
 
+	mkdir(CHILD_PROC, 0755);
 	ASSERT_EQ(0, unshare(CLONE_NEWPID));
 	child = fork();
 	ASSERT_LE(0, child);
 	if (!child) {
+		char text[64];
+
 		if (getpid() != 1)
 			_exit(1);
-		_exit(kill(self->root2.pid, 0) == -1 && errno == ESRCH ? 0 : 2);
+		if (kill(self->root2.pid, 0) != -1 || errno != ESRCH)
+			_exit(2);
+		if (unshare(CLONE_NEWNS) ||
+		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+		    mount("proc", CHILD_PROC, "proc", 0, NULL))
+			_exit(3);
+		_exit(read_text(CHILD_PROC "/cluster/ps", text,
+				sizeof(text)) == 0 ? 0 : 4);
 	}
 	EXPECT_EQ(1, child >> PID_SHIFT);
 	ASSERT_EQ(child, waitpid(child, &status, 0));
@@ -535,6 +624,8 @@ TEST_F_TIMEOUT(probes, fault_injection_over_remote_kill_and_ps, 600)
 int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "--sleeper"))
-		return sleeper(argv[2], argv[3]);
+		return sleeper(argv[2], argv[3], 0);
+	if (argc == 4 && !strcmp(argv[1], "--thread-sleeper"))
+		return sleeper(argv[2], argv[3], 1);
 	return test_harness_run(argc, argv);
 }

@@ -9,11 +9,14 @@
  *   +2 seq:   one-way messages numbered per sender; counts in order,
  *             repeated (a number again or lower) and missing ones.
  *   +3 sleep: replies after the number of ms it was sent.
+ *   +4 echo again, as a handler that is not quick: its reply is
+ *             allocated, so fail_ics_receive reaches it.
  *
  * /sys/kernel/debug/ics_test/call takes one command a write(), run in the
  * writer's context: write() returns the length written, or the call's
  * error.  A reply that is not what was sent fails with EBADMSG.
  *   echo NODE LEN SEED [TIMEOUT_MS]
+ *   wecho NODE LEN SEED [TIMEOUT_MS]: the same, through service +4
  *   relay VIA NODE LEN SEED
  *   send NODE COUNT
  *   sleep NODE MS [TIMEOUT_MS]
@@ -39,6 +42,7 @@ enum {
 	SVC_RELAY,
 	SVC_SEQ,
 	SVC_SLEEP,
+	SVC_ECHO_WORK,
 };
 
 #define DEFAULT_TIMEOUT_MS	10000
@@ -90,8 +94,8 @@ static int echo_request(int node, const void *req, size_t len, void *reply,
  * Calls @node's echo with @len bytes of @seed's pattern and checks it;
  * the call's own time goes to *@ns if it is given.
  */
-static int call_echo(int node, size_t len, u32 seed, unsigned long timeout,
-		     u64 *ns)
+static int call_echo(int node, unsigned int svc, size_t len, u32 seed,
+		     unsigned long timeout, u64 *ns)
 {
 	size_t got = len;
 	u8 *req, *rep;
@@ -104,7 +108,7 @@ static int call_echo(int node, size_t len, u32 seed, unsigned long timeout,
 	fill(req, len, seed);
 	if (ns)
 		*ns = ktime_get_ns();
-	ret = ics_call(node, SVC_ECHO, req, len, rep, &got, timeout);
+	ret = ics_call(node, svc, req, len, rep, &got, timeout);
 	if (ns)
 		*ns = ktime_get_ns() - *ns;
 	if (!ret && (got != len || memcmp(req, rep, len)))
@@ -122,7 +126,7 @@ static int relay_request(int node, const void *req, size_t len, void *reply,
 
 	if (len != sizeof(*r) || be32_to_cpu(r->len) > ICS_MAX_PAYLOAD)
 		return -EINVAL;
-	return call_echo(be32_to_cpu(r->node), be32_to_cpu(r->len),
+	return call_echo(be32_to_cpu(r->node), SVC_ECHO, be32_to_cpu(r->len),
 			 be32_to_cpu(r->seed),
 			 msecs_to_jiffies(DEFAULT_TIMEOUT_MS), NULL);
 }
@@ -165,6 +169,8 @@ static struct ics_service services[] = {
 	{ .id = SVC_RELAY, .request = relay_request },
 	{ .id = SVC_SEQ, .message = seq_message },
 	{ .id = SVC_SLEEP, .request = sleep_request },
+	{ .id = SVC_ECHO_WORK, .request = echo_request,
+	  .reply_max = ICS_MAX_PAYLOAD },
 };
 
 static int do_send(int node, unsigned int count)
@@ -199,7 +205,8 @@ static int do_time(int node, unsigned int len, unsigned int count)
 		return -EINVAL;
 	mutex_lock(&times_lock);
 	for (times_n = 0; times_n < count; times_n++) {
-		ret = call_echo(node, len, times_n, timeout, &times[times_n]);
+		ret = call_echo(node, SVC_ECHO, len, times_n, timeout,
+				&times[times_n]);
 		if (ret)
 			break;
 	}
@@ -214,8 +221,12 @@ static int run_command(const char *cmd)
 
 	n = sscanf(cmd, "echo %d %u %u %u", &node, &len, &seed, &timeout);
 	if (n >= 3)
-		return call_echo(node, len, seed, msecs_to_jiffies(timeout),
-				 NULL);
+		return call_echo(node, SVC_ECHO, len, seed,
+				 msecs_to_jiffies(timeout), NULL);
+	n = sscanf(cmd, "wecho %d %u %u %u", &node, &len, &seed, &timeout);
+	if (n >= 3)
+		return call_echo(node, SVC_ECHO_WORK, len, seed,
+				 msecs_to_jiffies(timeout), NULL);
 	if (sscanf(cmd, "relay %d %d %u %u", &via, &node, &len, &seed) == 4) {
 		struct relay_req r = {
 			.node = cpu_to_be32(node),
