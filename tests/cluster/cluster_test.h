@@ -27,6 +27,7 @@
 #define ICS_STATS	"/sys/kernel/debug/ics_test/stats"
 #define ICS_TIMES	"/sys/kernel/debug/ics_test/times"
 #define ICS_CALLS	"/sys/kernel/debug/ssi/ics_calls"
+#define ICS_CALLER_READS "/sys/kernel/debug/ssi/ics_caller_reads"
 #define MAX_NODE	63
 #define PID_SHIFT	16
 /* A command on a node that is up; a node booting again (debug, TCG). */

@@ -88,12 +88,29 @@ static int late_caller(int policy)
 	return 0;
 }
 
+/* How many messages callers of this node have read for ICS. */
+static long long caller_reads(void)
+{
+	char text[32];
+
+	if (read_text(ICS_CALLER_READS, text, sizeof(text)) <= 0)
+		return -1;
+	return atoll(text);
+}
+
 TEST_F(ics, callers_that_run_late_get_their_replies_through_the_work)
 {
 	int policies[] = { SCHED_OTHER, SCHED_IDLE }, i, status;
+	long long reads = caller_reads();
 	pid_t kids[2];
 
-	/* Alone: the work reads every reply. */
+	/* A caller at nice 0 reads its replies itself. */
+	ASSERT_LE(0, reads);
+	for (i = 0; i < 20; i++)
+		ASSERT_EQ(0, ics("echo 2 64 %d", i));
+	EXPECT_LT(reads, caller_reads());
+	/* Alone, late callers read none: the work reads every reply. */
+	reads = caller_reads();
 	for (i = 0; i < 2; i++) {
 		kids[i] = fork();
 		ASSERT_LE(0, kids[i]);
@@ -104,6 +121,7 @@ TEST_F(ics, callers_that_run_late_get_their_replies_through_the_work)
 			TH_LOG("%s caller alone: see the exit code",
 			       i ? "SCHED_IDLE" : "nice 10");
 	}
+	EXPECT_EQ(reads, caller_reads());
 	/* Beside a caller that reads for everyone. */
 	for (i = 0; i < 2; i++) {
 		kids[i] = fork();
