@@ -141,6 +141,8 @@ TEST_F(ics, callers_that_run_late_get_their_replies_through_the_work)
 
 TEST_F(ics, a_handler_calls_a_third_node)
 {
+	self->remote_calls = 1;
+
 	/* Node 1 calls node 2, whose handler calls node 3, and back. */
 	EXPECT_EQ(0, ics("relay 2 3 1000 7"));
 	EXPECT_EQ(0, ics("relay 3 2 65536 8"));
@@ -182,6 +184,7 @@ TEST_F_TIMEOUT(ics, calls_from_many_threads_on_every_node_at_once, 600)
 	pthread_t t[8];
 	char cmd[512];
 
+	self->remote_calls = 1;
 	/* Nodes 2 and 3: four shells each, calling every node. */
 	snprintf(cmd, sizeof(cmd),
 		 "f=/tmp/ics-failed; rm -f $f; for p in 1 2 3 4; do"

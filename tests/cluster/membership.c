@@ -276,6 +276,7 @@ TEST_F_TIMEOUT(ics, a_killed_node_is_down_within_3s_and_rejoins, 600)
 	struct view views[NODES + 1];
 	unsigned long long epoch;
 
+	self->remote_calls = 1;
 	epoch = wait_agreement(ALL_UP, NODES, JOIN_MS, views);
 	ASSERT_NE(0, epoch);
 	ASSERT_EQ(0, kill_and_boot(_metadata, &epoch));
@@ -292,6 +293,7 @@ TEST_F_TIMEOUT(ics, kill_and_boot_cycles, 3000)
 	int i, cycles = sizeof(long) == 8 ? 9 : rig_rounds(3, 1);
 	unsigned long long epoch;
 
+	self->remote_calls = 1;
 	epoch = wait_agreement(ALL_UP, NODES, JOIN_MS, views);
 	ASSERT_NE(0, epoch);
 	for (i = 0; i < cycles; i++) {
