@@ -44,13 +44,17 @@ TEST(nodes_file_lists_every_node_up_and_one_epoch)
 }
 
 /*
- * Whether @node's kernel saw every node up within JOIN_MS of booting,
- * from its log: the first time it saw each.
+ * Whether @node's kernel saw every node up within JOIN_MS of joining
+ * (the first node it saw up, itself or one that was there first), from
+ * its log: the first time it saw each.  Measured from the join, not from the kernel's start:
+ * a debug kernel booting beside two others on a loaded host takes more
+ * than 10 s to reach SSI's initcall at all.
  */
 static int joined_within_10s(struct __test_metadata *_metadata, int node)
 {
 	char out[4096], *p;
 	int seen = 0, late = 0;
+	double self = -1;
 
 	if (run_on(node, "dmesg | grep 'ssi: node [0-9]* up'", out,
 		   sizeof(out)))
@@ -64,9 +68,11 @@ static int joined_within_10s(struct __test_metadata *_metadata, int node)
 		/* Later lines are nodes that booted again since. */
 		if (who < 1 || who > NODES || (seen & (1 << who)))
 			continue;
+		if (self < 0)
+			self = t;
 		TH_LOG("node %d saw node %d up %.1f s after it booted", node,
 		       who, t);
-		late |= t * 1000 >= JOIN_MS;
+		late |= (t - self) * 1000 >= JOIN_MS;
 		seen |= 1 << who;
 	}
 	return seen == (int)ALL_UP && !late ? 0 : -1;
