@@ -12,16 +12,20 @@
  *                                timed by the user program
  *   rtt_ics_user_{p50,p99}_us    an ICS call timed from user space, as
  *                                a write() to ics_test's call file
+ *   rtt_tipc_user_{p50,p99}_us   UDP's exchange over a TIPC socket:
+ *                                ICS's transport without ICS
+ *                                (the four take turns, call by call)
  *   oneway_{ics,udp}_msgs_s      64-byte one-way messages from node 1
  *                                taken in by node 2, per second
  *   oneway_udp_lost              of those UDP datagrams, lost
  *   nodedown_{node1,node2}_ms    from node 3's QEMU killed to the
  *                                survivor's /proc/cluster/nodes saying so
  *
- * "cluster-bench --udp-echo PORT" and "--udp-sink PORT COUNT" are the
- * UDP peers, run on node 2 by its agent.
+ * "cluster-bench --udp-echo PORT", "--tipc-echo" and "--udp-sink PORT
+ * COUNT" are the user-space peers, run on node 2 by its agent.
  */
 #include <arpa/inet.h>
+#include <linux/tipc.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -96,6 +100,34 @@ static int udp_echo(int port)
 	}
 }
 
+/* A TIPC service of type TIPC_ECHO, instance this node, echoing. */
+#define TIPC_ECHO	18888
+
+static int tipc_echo(void)
+{
+	struct sockaddr_tipc me = {
+		.family = AF_TIPC, .addrtype = TIPC_SERVICE_RANGE,
+		.scope = TIPC_CLUSTER_SCOPE,
+		.addr.nameseq = { .type = TIPC_ECHO, .lower = 2, .upper = 2 },
+	};
+	int fd = socket(AF_TIPC, SOCK_RDM, 0);
+	char buf[MSG];
+
+	if (fd < 0 || bind(fd, (struct sockaddr *)&me, sizeof(me)))
+		return 1;
+	for (;;) {
+		struct sockaddr_tipc from;
+		socklen_t len = sizeof(from);
+		ssize_t n = recvfrom(fd, buf, sizeof(buf), 0,
+				     (struct sockaddr *)&from, &len);
+
+		if (n == 1 && buf[0] == 'q')
+			return 0;
+		if (n > 0)
+			sendto(fd, buf, n, 0, (struct sockaddr *)&from, len);
+	}
+}
+
 /* Counts datagrams until @count came or 2 s pass without one; replies. */
 static int udp_sink(int port, int count)
 {
@@ -158,60 +190,128 @@ static int read_times(long long *ns, int n)
 	return i == n ? 0 : -1;
 }
 
+/* An echo on node 2 and the socket that talks to it. */
+struct peer {
+	const char *kind;
+	int fd, id;
+	union {
+		struct sockaddr_in in;
+		struct sockaddr_tipc tipc;
+	} to;
+	socklen_t len;
+};
+
+/* Starts "cluster-bench @mode" on node 2 and waits until it answers. */
+static void peer_start(struct peer *p, const char *mode)
+{
+	char cmd[128], buf[MSG] = "x";
+	int i;
+
+	snprintf(cmd, sizeof(cmd), "/bench/cluster/cluster-bench %s", mode);
+	p->id = cluster_start(2, cmd);
+	if (p->id < 0 || p->fd < 0)
+		fail(p->kind);
+	for (i = 0; i < 300; i++) {
+		struct pollfd pfd = { .fd = p->fd, .events = POLLIN };
+
+		sendto(p->fd, buf, MSG, 0, (struct sockaddr *)&p->to, p->len);
+		if (poll(&pfd, 1, 100) == 1 && recv(p->fd, buf, MSG, 0) == MSG)
+			return;
+	}
+	errno = ETIMEDOUT;
+	fail(p->kind);
+}
+
+/* One round trip to the echo, in ns. */
+static long long peer_rtt(struct peer *p)
+{
+	long long t0 = now_ns();
+	char buf[MSG] = "x";
+
+	if (sendto(p->fd, buf, MSG, 0, (struct sockaddr *)&p->to,
+		   p->len) != MSG || recv(p->fd, buf, MSG, 0) != MSG)
+		fail(p->kind);
+	return now_ns() - t0;
+}
+
+static void peer_stop(struct peer *p)
+{
+	sendto(p->fd, "q", 1, 0, (struct sockaddr *)&p->to, p->len);
+	cluster_wait(2, p->id, RUN_MS, NULL, 0);
+	close(p->fd);
+}
+
+/*
+ * ICS's round trip beside the same exchange between two user programs,
+ * over UDP (the anchor) and over TIPC (which tells ICS's own cost from
+ * its transport's).  The four kinds take turns, call by call, so that
+ * each sees the same host: the other guests' load comes and goes (the
+ * agents on nodes 2 and 3 look for work every 50 ms for 2 s after a
+ * command, every 250 ms after that).
+ */
 static void bench_rtt(void)
 {
-	static long long ns[CALLS];
-	struct sockaddr_in to = node2(PORT);
-	char cmd[128], buf[MSG] = "x";
-	int i, fd, id;
+	static long long ns[4][CALLS];
+	struct peer udp = {
+		.kind = "udp", .fd = socket(AF_INET, SOCK_DGRAM, 0),
+		.to.in = node2(PORT), .len = sizeof(struct sockaddr_in),
+	};
+	struct peer tipc = {
+		.kind = "tipc", .fd = socket(AF_TIPC, SOCK_RDM, 0),
+		.to.tipc = {
+			.family = AF_TIPC, .addrtype = TIPC_SERVICE_ADDR,
+			.addr.name.name = { .type = TIPC_ECHO, .instance = 2 },
+		},
+		.len = sizeof(struct sockaddr_tipc),
+	};
+	char mode[32];
+	int i, k, fd, one = 1;
 
+	/* Until the echo binds, a message to it is dropped, not returned. */
+	if (tipc.fd >= 0 && setsockopt(tipc.fd, SOL_TIPC, TIPC_DEST_DROPPABLE,
+				       &one, sizeof(one)))
+		fail("TIPC_DEST_DROPPABLE");
+	snprintf(mode, sizeof(mode), "--udp-echo %d", PORT);
+	peer_start(&udp, mode);
+	peer_start(&tipc, "--tipc-echo");
 	fd = open(ICS_CALL, O_WRONLY);
 	if (fd < 0)
 		fail("opening " ICS_CALL);
-	for (i = 0; i < 50; i++)
-		if (ics_echo(fd, i))
-			fail("ICS warm-up call to node 2");
-	for (i = 0; i < CALLS; i++) {
-		long long t0 = now_ns();
+	for (i = -50; i < CALLS; i++) {
+		long long t[4], t0;
 
-		if (ics_echo(fd, i))
-			fail("ICS call to node 2");
-		ns[i] = now_ns() - t0;
+		/* Each kind first in turn: none always follows the same. */
+		for (k = 0; k < 4; k++) {
+			switch ((i + 50 + k) % 4) {
+			case 0:
+				t0 = now_ns();
+				if (ics_echo(fd, i + 50))
+					fail("ICS call to node 2");
+				t[0] = now_ns() - t0;
+				break;
+			case 1:
+				/* The kernel path alone, timed by ics_test. */
+				if (ics("time 2 %d 1", MSG) || read_times(&t[1], 1))
+					fail("timing an ICS call in the kernel");
+				break;
+			case 2:
+				t[2] = peer_rtt(&udp);
+				break;
+			default:
+				t[3] = peer_rtt(&tipc);
+			}
+		}
+		if (i >= 0)
+			for (k = 0; k < 4; k++)
+				ns[k][i] = t[k];
 	}
-	report_rtt("ics_user", ns, CALLS);
-	/* The kernel path alone: ics_call() timed by ics_test itself. */
-	if (ics("time 2 %d %d", MSG, CALLS) || read_times(ns, CALLS))
-		fail("timing ICS calls to node 2 in the kernel");
 	close(fd);
-	report_rtt("ics", ns, CALLS);
-
-	snprintf(cmd, sizeof(cmd), "/bench/cluster/cluster-bench --udp-echo %d",
-		 PORT);
-	id = cluster_start(2, cmd);
-	fd = socket(AF_INET, SOCK_DGRAM, 0);
-	if (id < 0 || fd < 0)
-		fail("UDP echo on node 2");
-	/* The echo server binds in its own time: retry until it answers. */
-	for (i = 0; i < 300; i++) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
-
-		sendto(fd, buf, MSG, 0, (struct sockaddr *)&to, sizeof(to));
-		if (poll(&p, 1, 100) == 1 && recv(fd, buf, MSG, 0) == MSG)
-			break;
-	}
-	for (i = 0; i < 50 + CALLS; i++) {
-		long long t0 = now_ns();
-
-		if (sendto(fd, buf, MSG, 0, (struct sockaddr *)&to,
-			   sizeof(to)) != MSG || recv(fd, buf, MSG, 0) != MSG)
-			fail("UDP round trip to node 2");
-		if (i >= 50)
-			ns[i - 50] = now_ns() - t0;
-	}
-	report_rtt("udp", ns, CALLS);
-	sendto(fd, "q", 1, 0, (struct sockaddr *)&to, sizeof(to));
-	cluster_wait(2, id, RUN_MS, NULL, 0);
-	close(fd);
+	peer_stop(&udp);
+	peer_stop(&tipc);
+	report_rtt("ics_user", ns[0], CALLS);
+	report_rtt("ics", ns[1], CALLS);
+	report_rtt("udp", ns[2], CALLS);
+	report_rtt("tipc_user", ns[3], CALLS);
 }
 
 /* How many seq messages from node 1 node 2's ics_test has taken in. */
@@ -312,6 +412,8 @@ int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "--udp-echo"))
 		return udp_echo(atoi(argv[2]));
+	if (argc == 2 && !strcmp(argv[1], "--tipc-echo"))
+		return tipc_echo();
 	if (argc == 4 && !strcmp(argv[1], "--udp-sink"))
 		return udp_sink(atoi(argv[2]), atoi(argv[3]));
 	setvbuf(stdout, NULL, _IOLBF, 0);
