@@ -10,7 +10,8 @@
  * "ps_and_kill --sleeper NAME FILE", run on another node by its agent,
  * is the process the tests look for: it names itself NAME, writes its
  * PID to FILE, waits for SIGUSR1 or SIGTERM and writes what it got to
- * FILE.sig.
+ * FILE.sig.  "ps_and_kill --ps-watch NODE NAME FILE" times another
+ * node's ps for the tests (ps_watch()).
  */
 #include <arpa/inet.h>
 #include <linux/tipc.h>
@@ -29,6 +30,7 @@
 #include "unpriv.h"
 #include "kselftest_harness.h"
 
+#define NODES		3
 #define SELF_PATH	"/tests/cluster/ps_and_kill"
 #define SHARED		"/cluster/ps_and_kill"
 
@@ -195,30 +197,145 @@ TEST_F(probes, pids_are_from_their_nodes_ranges)
 	EXPECT_EQ(1, getpid() >> PID_SHIFT);
 }
 
-TEST(ps_shows_a_new_process_of_another_node_within_1s)
+/*
+ * "--ps-watch NODE NAME FILE": from the moment FILE names a PID, the ms
+ * until this node's ps lists NODE's process NAME with it (-1 if it did
+ * not within 5 s), written to FILE.N on this node N (FILE.N.up says it
+ * has started).
+ */
+static int ps_watch(int node, const char *name, const char *file)
 {
-	struct probe p;
-	long long t0, seen = -1;
+	long long t0, end = now_ms() + RUN_MS, seen = -1;
+	char text[32], out[160];
+	int pid;
 
-	mkdir(SHARED, 0777);
-	ASSERT_EQ(0, probe_start(&p, 2, "ssi-new-2", 0));
+	/* The test starts the process once every watcher is there. */
+	snprintf(out, sizeof(out), "%s.%d.up", file, cluster_self());
+	if (write_atomic(out, "\n"))
+		return 1;
+	while (read_text(file, text, sizeof(text)) <= 0) {
+		if (now_ms() > end)
+			return 1;
+		sleep_ms(2);
+	}
+	pid = atoi(text);
 	t0 = now_ms();
 	do {
-		ASSERT_LT(0, read_text(PS_FILE, ps_text, sizeof(ps_text)));
-		if (ps_has(ps_text, 2, p.pid, 0, "ssi-new-2")) {
+		if (read_text(PS_FILE, ps_text, sizeof(ps_text)) > 0 &&
+		    ps_has(ps_text, node, pid, 0, name)) {
 			seen = now_ms() - t0;
 			break;
 		}
-	} while (now_ms() - t0 < 1000);
-	TH_LOG("node 1 listed node 2's new process %lld ms after it wrote its PID",
-	       seen);
-	EXPECT_LE(0, seen);
-	/* Node 3 lists it too. */
-	EXPECT_EQ(0, cluster_run(3, "grep -q '^2 [0-9]* 0 S ssi-new-2$' " PS_FILE,
-				 RUN_MS, NULL, 0));
-	probe_end(&p);
-	ASSERT_LT(0, read_text(PS_FILE, ps_text, sizeof(ps_text)));
-	EXPECT_FALSE(ps_has(ps_text, 2, p.pid, 0, "ssi-new-2"));
+		sleep_ms(10);
+	} while (now_ms() - t0 < 5000);
+	snprintf(out, sizeof(out), "%s.%d", file, cluster_self());
+	snprintf(text, sizeof(text), "%lld\n", seen);
+	return write_atomic(out, text) ? 1 : 0;
+}
+
+/*
+ * For each node in turn, a process started there and every other node
+ * watching for it: each lists it within 1 s of its PID's being written,
+ * as each node's own clock measures.
+ */
+FIXTURE(watchers) {
+};
+
+FIXTURE_SETUP(watchers)
+{
+}
+
+FIXTURE_TEARDOWN(watchers)
+{
+	EXPECT_EQ(0, calls_left(1, 3000));
+}
+
+TEST_F_TIMEOUT(watchers, ps_on_every_node_shows_a_new_process_of_another_within_1s,
+	       300)
+{
+	int origin, node, id[NODES + 1];
+	char name[32], file[128], path[160], cmd[384], text[32];
+	struct probe p;
+	pid_t watcher;
+
+	mkdir(SHARED, 0777);
+	for (origin = 1; origin <= NODES; origin++) {
+		snprintf(name, sizeof(name), "ssi-new-%d", origin);
+		snprintf(file, sizeof(file), SHARED "/%s", name);
+		unlink(file);
+		watcher = -1;
+		for (node = 1; node <= NODES; node++) {
+			snprintf(path, sizeof(path), "%s.%d", file, node);
+			unlink(path);
+			snprintf(path, sizeof(path), "%s.%d.up", file, node);
+			unlink(path);
+			if (node == origin)
+				continue;
+			snprintf(cmd, sizeof(cmd), SELF_PATH " --ps-watch %d %s %s",
+				 origin, name, file);
+			if (node > 1) {
+				id[node] = cluster_start(node, cmd);
+				ASSERT_LE(0, id[node]);
+				continue;
+			}
+			watcher = fork();
+			ASSERT_LE(0, watcher);
+			if (!watcher)
+				_exit(ps_watch(origin, name, file));
+		}
+		for (node = 1; node <= NODES; node++) {
+			long long end = now_ms() + RUN_MS;
+
+			snprintf(path, sizeof(path), "%s.%d.up", file, node);
+			while (node != origin &&
+			       read_text(path, text, sizeof(text)) <= 0) {
+				ASSERT_GT(end, now_ms())
+					TH_LOG("node %d's watcher did not start", node);
+				sleep_ms(10);
+			}
+		}
+		if (origin > 1) {
+			ASSERT_EQ(0, probe_start(&p, origin, name, 0));
+		} else {
+			/* This node's own: a sleeper forked here. */
+			p.id = -1;
+			p.pid = fork();
+			ASSERT_LE(0, p.pid);
+			if (!p.pid) {
+				execl(SELF_PATH, SELF_PATH, "--sleeper", name, file,
+				      (char *)NULL);
+				_exit(1);
+			}
+		}
+		for (node = 1; node <= NODES; node++) {
+			long long ms;
+
+			if (node == origin)
+				continue;
+			if (node > 1) {
+				EXPECT_EQ(0, cluster_wait(node, id[node], RUN_MS,
+							  NULL, 0));
+			} else {
+				EXPECT_EQ(watcher, waitpid(watcher, NULL, 0));
+			}
+			snprintf(path, sizeof(path), "%s.%d", file, node);
+			ms = read_text(path, text, sizeof(text)) > 0 ?
+			     atoll(text) : -2;
+			TH_LOG("node %d listed node %d's new process %lld ms after its PID was written",
+			       node, origin, ms);
+			EXPECT_LE(0, ms);
+			EXPECT_GT(1000, ms);
+		}
+		if (origin > 1) {
+			probe_end(&p);
+		} else {
+			kill(p.pid, SIGTERM);
+			EXPECT_EQ(p.pid, waitpid(p.pid, NULL, 0));
+		}
+		/* Gone from the list once it has gone. */
+		ASSERT_LT(0, read_text(PS_FILE, ps_text, sizeof(ps_text)));
+		EXPECT_FALSE(ps_has(ps_text, origin, p.pid, 0, name));
+	}
 }
 
 TEST_F(probes, ps_lists_every_node_with_owner_and_state)
@@ -628,5 +745,7 @@ int main(int argc, char **argv)
 		return sleeper(argv[2], argv[3], 0);
 	if (argc == 4 && !strcmp(argv[1], "--thread-sleeper"))
 		return sleeper(argv[2], argv[3], 1);
+	if (argc == 5 && !strcmp(argv[1], "--ps-watch"))
+		return ps_watch(atoi(argv[2]), argv[3], argv[4]);
 	return test_harness_run(argc, argv);
 }
