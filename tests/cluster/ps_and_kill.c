@@ -524,14 +524,19 @@ static int kill_as_user(void *arg)
 	return 0;
 }
 
-TEST_F(probes, uid_1000_signals_its_own_process_and_not_roots)
+/*
+ * @fn, run as uid 1000, signals its own process on node 3 and not root's
+ * on node 2; node 3's process saw it come from the child, as uid 1000.
+ */
+static void user_kills(struct __test_metadata *_metadata,
+		       FIXTURE_DATA(probes) *self, int (*fn)(void *arg))
 {
 	struct user_kill k = { self->root2.pid, self->user3.pid };
 	char got[128], want[128];
 	int sender;
 
 	/* The child's PID is the sender: fork() gives the next of node 1. */
-	ASSERT_EQ(0, run_unprivileged(kill_as_user, &k))
+	ASSERT_EQ(0, run_unprivileged(fn, &k))
 		TH_LOG("EPERM for root's process, 0 for its own: see the exit code");
 	ASSERT_EQ(0, probe_signal(&self->user3, got, sizeof(got)));
 	ASSERT_EQ(1, sscanf(got, "signo %*d code %*d pid %d", &sender));
@@ -541,6 +546,40 @@ TEST_F(probes, uid_1000_signals_its_own_process_and_not_roots)
 	EXPECT_STREQ(want, got);
 	/* Root's process did not get it. */
 	EXPECT_EQ(0, kill(self->root2.pid, 0));
+}
+
+TEST_F(probes, uid_1000_signals_its_own_process_and_not_roots)
+{
+	user_kills(_metadata, self, kill_as_user);
+}
+
+/* kill_as_user() as root of a user namespace of its own. */
+static int kill_from_a_user_ns(void *arg)
+{
+	char map[32];
+	int fd;
+
+	/* The uid change made it undumpable: /proc/self/ is root's. */
+	if (prctl(PR_SET_DUMPABLE, 1) || unshare(CLONE_NEWUSER))
+		return 10;
+	fd = open("/proc/self/uid_map", O_WRONLY);
+	snprintf(map, sizeof(map), "0 %d 1", RIG_USER_UID);
+	if (fd < 0 || write(fd, map, strlen(map)) != (ssize_t)strlen(map))
+		return 11;
+	close(fd);
+	if (getuid() != 0)
+		return 12;
+	return kill_as_user(arg);
+}
+
+/*
+ * Root of its own user namespace, uid 1000 is still uid 1000 to another
+ * node: its credentials travel as the initial namespace sees them, and
+ * its capabilities there count for nothing.
+ */
+TEST_F(probes, root_of_a_user_namespace_is_its_creators_uid_to_another_node)
+{
+	user_kills(_metadata, self, kill_from_a_user_ns);
 }
 
 TEST_F(probes, root_signals_another_users_process)
