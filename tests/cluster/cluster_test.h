@@ -26,6 +26,7 @@
 #define ICS_CALL	"/sys/kernel/debug/ics_test/call"
 #define ICS_STATS	"/sys/kernel/debug/ics_test/stats"
 #define ICS_TIMES	"/sys/kernel/debug/ics_test/times"
+#define ICS_EVENTS	"/sys/kernel/debug/ics_test/events"
 #define ICS_CALLS	"/sys/kernel/debug/ssi/ics_calls"
 #define ICS_CALLER_READS "/sys/kernel/debug/ssi/ics_caller_reads"
 #define MAX_NODE	63

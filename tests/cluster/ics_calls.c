@@ -156,6 +156,7 @@ TEST_F(ics, a_handler_calls_a_third_node)
 
 struct caller {
 	int thread, calls, failed, first_err;
+	long long slowest;	/* ms */
 };
 
 static void *call_many(void *arg)
@@ -165,9 +166,12 @@ static void *call_many(void *arg)
 
 	for (i = 0; i < c->calls; i++) {
 		int node = 1 + (c->thread + i) % NODES;
+		long long t0 = now_ms();
 		int ret = ics("echo %d %d %d", node, (i * 997) % 20000,
 			      c->thread * 100000 + i);
 
+		if (now_ms() - t0 > c->slowest)
+			c->slowest = now_ms() - t0;
 		if (ret) {
 			c->failed++;
 			if (!c->first_err)
@@ -206,6 +210,12 @@ TEST_F_TIMEOUT(ics, calls_from_many_threads_on_every_node_at_once, 600)
 		EXPECT_EQ(0, c[i].failed)
 			TH_LOG("thread %d: %d of %d calls failed, first with %s",
 			       i, c[i].failed, calls, strerror(-c[i].first_err));
+		/*
+		 * A reply left unread with no reader woken waits for the
+		 * next message: a slow call, not a failed one.
+		 */
+		TH_LOG("thread %d: slowest call %lld ms", i, c[i].slowest);
+		EXPECT_GT(5000, c[i].slowest);
 	}
 	for (node = 2; node <= NODES; node++) {
 		char out[1024];
@@ -268,9 +278,13 @@ static int call_node2(void *arg)
 	return ics("echo 2 3000 11");
 }
 
+/*
+ * fault_loop() checks the errno (an allocation's); here, that the failed
+ * call did not stay in node 1's table of calls waiting for a reply.
+ */
 static int call_check(void *arg, int err)
 {
-	return 0;
+	return calls_left(1, 3000) ? -1 : 0;
 }
 
 /* Every allocation of the calling side fails in turn (fail-nth). */

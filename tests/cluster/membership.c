@@ -204,9 +204,26 @@ static long long wait_file(const char *path, int ms)
 }
 
 /*
+ * What the membership notifier chain told ics_test on nodes 1 and 2: the
+ * node's changes in order, in a task's context, each once.
+ */
+static void expect_events(struct __test_metadata *_metadata,
+			  const char *want)
+{
+	char out[4096];
+	int node;
+
+	for (node = 1; node <= 2; node++) {
+		EXPECT_EQ(0, run_on(node, "cat " ICS_EVENTS, out, sizeof(out)));
+		EXPECT_STREQ(want, out) TH_LOG("node %d's notifier events", node);
+	}
+}
+
+/*
  * One cycle: kill node 3 with an ICS call to it in flight, check that
- * nodes 1 and 2 see it down and the call fails within 3 s, boot it
- * again and wait until all three agree on an epoch above @before.
+ * nodes 1 and 2 see it down and the call fails within 3 s, and their
+ * notifier chains tell of it; boot it again and wait until all three
+ * agree on an epoch above @before.
  */
 static int kill_and_boot(struct __test_metadata *_metadata,
 			 unsigned long long *epoch)
@@ -222,6 +239,10 @@ static int kill_and_boot(struct __test_metadata *_metadata,
 	pthread_t t;
 	int id;
 
+	/* The notifier chain's events from here on, on nodes 1 and 2. */
+	if (run_on(1, "echo >" ICS_EVENTS, NULL, 0) ||
+	    run_on(2, "echo >" ICS_EVENTS, NULL, 0))
+		return -1;
 	/* A process of node 3, which kill() reaches until node 3 dies. */
 	if (cluster_run(3, "sleep 1000 >/dev/null 2>&1 </dev/null & echo $!",
 			RUN_MS, out, sizeof(out)))
@@ -268,6 +289,7 @@ static int kill_and_boot(struct __test_metadata *_metadata,
 	/* Nodes 1 and 2 agree without node 3. */
 	*epoch = wait_agreement(ALL_UP & ~(1UL << 3), NODES, JOIN_MS, views);
 	EXPECT_LT(before, *epoch);
+	expect_events(_metadata, "down 3\n");
 
 	if (cluster_ctl("start 3"))
 		return -1;
@@ -278,6 +300,7 @@ static int kill_and_boot(struct __test_metadata *_metadata,
 	*epoch = wait_agreement(ALL_UP, NODES, JOIN_MS, views);
 	TH_LOG("node 3 booted again: epoch %llu (was %llu)", *epoch, before);
 	EXPECT_LT(before, *epoch);
+	expect_events(_metadata, "down 3\nup 3\n");
 	return joined_within_10s(_metadata, 3);
 }
 

@@ -556,20 +556,9 @@ TEST_F(probes, uid_1000_signals_its_own_process_and_not_roots)
 /* kill_as_user() as root of a user namespace of its own. */
 static int kill_from_a_user_ns(void *arg)
 {
-	char map[32];
-	int fd;
-
-	/* The uid change made it undumpable: /proc/self/ is root's. */
-	if (prctl(PR_SET_DUMPABLE, 1) || unshare(CLONE_NEWUSER))
+	if (become_root_of_a_user_ns())
 		return 10;
-	fd = open("/proc/self/uid_map", O_WRONLY);
-	snprintf(map, sizeof(map), "0 %d 1", RIG_USER_UID);
-	if (fd < 0 || write(fd, map, strlen(map)) != (ssize_t)strlen(map))
-		return 11;
-	close(fd);
-	if (getuid() != 0)
-		return 12;
-	return kill_as_user(arg);
+	return getuid() ? 11 : kill_as_user(arg);
 }
 
 /*
@@ -741,6 +730,11 @@ TEST_F(probes, the_cluster_tool)
 	EXPECT_EQ(1, tool(want, out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "No such process")) TH_LOG("%s", out);
 	EXPECT_EQ(2, tool("cluster kill -NOSUCH 1 2>&1", out, sizeof(out)));
+	/* No PID that kill() would take as another: -1 (all), 1, -2^31. */
+	EXPECT_EQ(1, tool("cluster kill -0 4294967295 2>&1", out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "not a PID")) TH_LOG("%s", out);
+	EXPECT_EQ(1, tool("cluster kill -0 4294967297 2>&1", out, sizeof(out)));
+	EXPECT_EQ(1, tool("cluster kill -0 2147483648 2>&1", out, sizeof(out)));
 }
 
 static int kill_probe(void *arg)
@@ -758,9 +752,14 @@ static int open_ps(void *arg)
 	return 0;
 }
 
-static int no_check(void *arg, int err)
+/*
+ * fault_loop() checks the errno (an allocation's); here, that no call of
+ * the failed kill() or open() stayed in node 1's table (a kill() with
+ * signal 0 and an open change nothing else).
+ */
+static int no_call_left(void *arg, int err)
 {
-	return 0;
+	return calls_left(1, 3000) ? -1 : 0;
 }
 
 TEST_F_TIMEOUT(probes, fault_injection_over_remote_kill_and_ps, 600)
@@ -771,9 +770,9 @@ TEST_F_TIMEOUT(probes, fault_injection_over_remote_kill_and_ps, 600)
 	if (!fault_injection_available())
 		SKIP(return, "no fault injection in this kernel (std): the debug kernel runs it");
 	ASSERT_EQ(0, fault_injection_setup());
-	ret = fault_loop(kill_probe, no_check, &self->root2.pid, 200, &run);
+	ret = fault_loop(kill_probe, no_call_left, &self->root2.pid, 200, &run);
 	ASSERT_EQ(0, fault_loop_report("kill() of node 2's process", ret, &run));
-	ret = fault_loop(open_ps, no_check, NULL, 400, &run);
+	ret = fault_loop(open_ps, no_call_left, NULL, 400, &run);
 	ASSERT_EQ(0, fault_loop_report("open /proc/cluster/ps", ret, &run));
 	EXPECT_EQ(0, kill(self->root2.pid, 0));
 }

@@ -169,19 +169,6 @@ TEST_F(limits, watching_needs_read_permission)
 	ASSERT_EQ(0, run_unprivileged(permission, NULL));
 }
 
-/* uid 1000 becomes root of a new user namespace, mapped to itself. */
-static int enter_user_ns(void)
-{
-	/* the uid change made us undumpable: /proc/self/ is root's */
-	if (prctl(PR_SET_DUMPABLE, 1) || unshare(CLONE_NEWUSER))
-		return -1;
-	if (sysfs_write("/proc/self/setgroups", "deny") ||
-	    sysfs_write("/proc/self/uid_map", "0 1000 1") ||
-	    sysfs_write("/proc/self/gid_map", "0 1000 1"))
-		return -1;
-	return 0;
-}
-
 #define NS_MAX_INSTANCES "/proc/sys/user/max_inotify_instances"
 
 /*
@@ -198,7 +185,7 @@ static int user_namespace(void *arg)
 
 	if (out1 < 0 || out2 < 0)
 		return 10;
-	if (enter_user_ns())
+	if (become_root_of_a_user_ns())
 		return 11;
 	in1 = open(DEVINO_PATH, O_RDONLY);
 	in2 = inotify_init1(0);
@@ -252,7 +239,7 @@ static int user_namespace_watches(void *arg)
 	}
 	if (dev_watch(out, "u/n0") || dev_watch(out, "u/n1"))
 		return 12;
-	if (enter_user_ns())
+	if (become_root_of_a_user_ns())
 		return 13;
 	dev = open(DEVINO_PATH, O_RDONLY);
 	in = inotify_init1(0);

@@ -2,12 +2,15 @@
 /* Drop to the guest's ordinary user; see unpriv.h. */
 #include <errno.h>
 #include <grp.h>
+#include <sched.h>
+#include <stdio.h>
 #include <linux/capability.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "sysfs_file.h"
 #include "unpriv.h"
 
 static int caps_all_clear(void)
@@ -53,6 +56,21 @@ int become_unprivileged(void)
 	if (syscall(SYS_capset, &hdr, none))
 		return -1;
 	return caps_all_clear();
+}
+
+int become_root_of_a_user_ns(void)
+{
+	char map[32];
+
+	/* The uid change made it undumpable: /proc/self/ is root's. */
+	if (prctl(PR_SET_DUMPABLE, 1) || unshare(CLONE_NEWUSER))
+		return -1;
+	snprintf(map, sizeof(map), "0 %d 1", RIG_USER_UID);
+	if (sysfs_write("/proc/self/setgroups", "deny") ||
+	    sysfs_write("/proc/self/uid_map", map))
+		return -1;
+	snprintf(map, sizeof(map), "0 %d 1", RIG_USER_GID);
+	return sysfs_write("/proc/self/gid_map", map) ? -1 : 0;
 }
 
 int run_unprivileged(int (*fn)(void *arg), void *arg)

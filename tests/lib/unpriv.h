@@ -17,6 +17,12 @@
 int become_unprivileged(void);
 
 /*
+ * As uid 1000 (become_unprivileged()), become root of a new user namespace
+ * that maps uid and gid 0 to 1000, setgroups() denied.  Returns 0 or -1.
+ */
+int become_root_of_a_user_ns(void);
+
+/*
  * Fork, become unprivileged in the child, run fn(arg) there and return its
  * exit status (0..255), or -1 if the child could not be created or did not
  * exit normally.

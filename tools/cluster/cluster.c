@@ -5,6 +5,7 @@
  * (Documentation/admin-guide/ssi.rst).  See --help.
  */
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -247,7 +248,8 @@ static int cmd_kill(int argc, char **argv)
 		char *end;
 		long pid = strtol(argv[i], &end, 10);
 
-		if (!*argv[i] || *end || pid <= 0) {
+		/* kill() takes an int: 4294967295 would be -1, every process. */
+		if (!*argv[i] || *end || pid <= 0 || pid > INT_MAX) {
 			fprintf(stderr, "cluster: %s: not a PID\n", argv[i]);
 			ret = 1;
 			continue;

@@ -26,6 +26,10 @@
  * sent seq messages: "node N in-order I repeated R missing M".
  * /sys/kernel/debug/ics_test/times lists the last time command's calls,
  * in ns, one a line.
+ * /sys/kernel/debug/ics_test/events lists what the membership notifier
+ * chain told this module since it was loaded or the file was written to,
+ * a line per event: "up N" or "down N", followed by " atomic" if it was
+ * not called in a task's context.
  */
 #include <linux/debugfs.h>
 #include <linux/delay.h>
@@ -315,6 +319,55 @@ static int times_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(times);
 
+/* What the membership notifier chain said: 4 KiB of it at most. */
+static DEFINE_MUTEX(events_lock);
+static char events[4096];
+static size_t events_len;
+
+static int ics_test_event(struct notifier_block *nb, unsigned long event,
+			  void *data)
+{
+	mutex_lock(&events_lock);
+	events_len += scnprintf(events + events_len,
+				sizeof(events) - events_len, "%s %ld%s\n",
+				event == SSI_NODE_UP ? "up" :
+				event == SSI_NODE_DOWN ? "down" : "what",
+				(long)data, in_task() ? "" : " atomic");
+	mutex_unlock(&events_lock);
+	return NOTIFY_OK;
+}
+
+static struct notifier_block ics_test_nb = {
+	.notifier_call = ics_test_event,
+};
+
+static ssize_t events_read(struct file *file, char __user *ubuf,
+			   size_t count, loff_t *ppos)
+{
+	ssize_t ret;
+
+	mutex_lock(&events_lock);
+	ret = simple_read_from_buffer(ubuf, count, ppos, events, events_len);
+	mutex_unlock(&events_lock);
+	return ret;
+}
+
+/* Any write empties the list. */
+static ssize_t events_write(struct file *file, const char __user *ubuf,
+			    size_t count, loff_t *ppos)
+{
+	mutex_lock(&events_lock);
+	events_len = 0;
+	mutex_unlock(&events_lock);
+	return count;
+}
+
+static const struct file_operations events_fops = {
+	.owner = THIS_MODULE,
+	.read = events_read,
+	.write = events_write,
+};
+
 static void unregister_services(int n)
 {
 	while (n--)
@@ -334,16 +387,19 @@ static int __init ics_test_init(void)
 			return ret;
 		}
 	}
+	ssi_register_notifier(&ics_test_nb);
 	dir = debugfs_create_dir("ics_test", NULL);
 	debugfs_create_file("call", 0200, dir, NULL, &call_fops);
 	debugfs_create_file("stats", 0444, dir, NULL, &stats_fops);
 	debugfs_create_file("times", 0444, dir, NULL, &times_fops);
+	debugfs_create_file("events", 0600, dir, NULL, &events_fops);
 	return 0;
 }
 
 static void __exit ics_test_exit(void)
 {
 	debugfs_remove_recursive(dir);
+	ssi_unregister_notifier(&ics_test_nb);
 	unregister_services(ARRAY_SIZE(services));
 }
 
