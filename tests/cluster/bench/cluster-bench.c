@@ -14,7 +14,10 @@
  *                                a write() to ics_test's call file
  *   rtt_tipc_user_{p50,p99}_us   UDP's exchange over a TIPC socket:
  *                                ICS's transport without ICS
- *                                (the four take turns, call by call)
+ *   rtt_ics_work_user_{p50,p99}_us  as rtt_ics_user, to a handler that
+ *                                is not quick (a work item's wakeup
+ *                                more on node 2; /proc/cluster/ps's)
+ *                                (the five take turns, call by call)
  *   oneway_{ics,udp}_msgs_s      64-byte one-way messages from node 1
  *                                taken in by node 2, per second
  *   oneway_udp_lost              of those UDP datagrams, lost
@@ -80,15 +83,15 @@ static int udp_socket(int port)
 	return fd;
 }
 
-static int udp_echo(int port)
+/* Sends each datagram on @fd back to its sender until one is "q". */
+static int echo(int fd)
 {
-	int fd = udp_socket(port);
 	char buf[MSG];
 
 	if (fd < 0)
 		return 1;
 	for (;;) {
-		struct sockaddr_in from;
+		struct sockaddr_storage from;
 		socklen_t len = sizeof(from);
 		ssize_t n = recvfrom(fd, buf, sizeof(buf), 0,
 				     (struct sockaddr *)&from, &len);
@@ -111,21 +114,12 @@ static int tipc_echo(void)
 		.addr.nameseq = { .type = TIPC_ECHO, .lower = 2, .upper = 2 },
 	};
 	int fd = socket(AF_TIPC, SOCK_RDM, 0);
-	char buf[MSG];
 
-	if (fd < 0 || bind(fd, (struct sockaddr *)&me, sizeof(me)))
+	if (fd >= 0 && bind(fd, (struct sockaddr *)&me, sizeof(me))) {
+		close(fd);
 		return 1;
-	for (;;) {
-		struct sockaddr_tipc from;
-		socklen_t len = sizeof(from);
-		ssize_t n = recvfrom(fd, buf, sizeof(buf), 0,
-				     (struct sockaddr *)&from, &len);
-
-		if (n == 1 && buf[0] == 'q')
-			return 0;
-		if (n > 0)
-			sendto(fd, buf, n, 0, (struct sockaddr *)&from, len);
 	}
+	return echo(fd);
 }
 
 /* Counts datagrams until @count came or 2 s pass without one; replies. */
@@ -168,10 +162,10 @@ static struct sockaddr_in node2(int port)
  * One ICS round trip from user space: a command written to ics_test's
  * call file, kept open as the UDP side keeps its socket.
  */
-static int ics_echo(int fd, int seed)
+static int ics_echo(int fd, const char *how, int seed)
 {
 	char cmd[64];
-	int len = snprintf(cmd, sizeof(cmd), "echo 2 %d %d", MSG, seed);
+	int len = snprintf(cmd, sizeof(cmd), "%s 2 %d %d", how, MSG, seed);
 
 	return write(fd, cmd, len) == len ? 0 : -1;
 }
@@ -194,6 +188,7 @@ static int read_times(long long *ns, int n)
 struct peer {
 	const char *kind;
 	int fd, id;
+	unsigned int seq;	/* of the last round trip */
 	union {
 		struct sockaddr_in in;
 		struct sockaddr_tipc tipc;
@@ -204,12 +199,15 @@ struct peer {
 /* Starts "cluster-bench @mode" on node 2 and waits until it answers. */
 static void peer_start(struct peer *p, const char *mode)
 {
+	struct timeval limit = { .tv_sec = 10 };
 	char cmd[128], buf[MSG] = "x";
 	int i;
 
 	snprintf(cmd, sizeof(cmd), "/bench/cluster/cluster-bench %s", mode);
 	p->id = cluster_start(2, cmd);
-	if (p->id < 0 || p->fd < 0)
+	/* No extra system call per round trip for the timeout. */
+	if (p->id < 0 || p->fd < 0 ||
+	    setsockopt(p->fd, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof(limit)))
 		fail(p->kind);
 	for (i = 0; i < 300; i++) {
 		struct pollfd pfd = { .fd = p->fd, .events = POLLIN };
@@ -222,15 +220,25 @@ static void peer_start(struct peer *p, const char *mode)
 	fail(p->kind);
 }
 
-/* One round trip to the echo, in ns. */
+/*
+ * One round trip to the echo, in ns: a numbered datagram and its echo,
+ * skipping any late echo of an earlier one (peer_start()'s retries).
+ */
 static long long peer_rtt(struct peer *p)
 {
 	long long t0 = now_ns();
 	char buf[MSG] = "x";
+	unsigned int seq = ++p->seq;
 
+	memcpy(buf, &seq, sizeof(seq));
 	if (sendto(p->fd, buf, MSG, 0, (struct sockaddr *)&p->to,
-		   p->len) != MSG || recv(p->fd, buf, MSG, 0) != MSG)
+		   p->len) != MSG)
 		fail(p->kind);
+	do {
+		/* A datagram lost for good: EAGAIN after SO_RCVTIMEO. */
+		if (recv(p->fd, buf, MSG, 0) != MSG)
+			fail(p->kind);
+	} while (memcmp(buf, &seq, sizeof(seq)));
 	return now_ns() - t0;
 }
 
@@ -244,14 +252,17 @@ static void peer_stop(struct peer *p)
 /*
  * ICS's round trip beside the same exchange between two user programs,
  * over UDP (the anchor) and over TIPC (which tells ICS's own cost from
- * its transport's).  The four kinds take turns, call by call, so that
+ * its transport's); ICS also through a handler that is not quick, run in
+ * a work item of its own.  The five kinds take turns, call by call, so that
  * each sees the same host: the other guests' load comes and goes (the
  * agents on nodes 2 and 3 look for work every 50 ms for 2 s after a
  * command, every 250 ms after that).
  */
+#define KINDS	5
+
 static void bench_rtt(void)
 {
-	static long long ns[4][CALLS];
+	static long long ns[KINDS][CALLS];
 	struct peer udp = {
 		.kind = "udp", .fd = socket(AF_INET, SOCK_DGRAM, 0),
 		.to.in = node2(PORT), .len = sizeof(struct sockaddr_in),
@@ -278,16 +289,22 @@ static void bench_rtt(void)
 	if (fd < 0)
 		fail("opening " ICS_CALL);
 	for (i = -50; i < CALLS; i++) {
-		long long t[4], t0;
+		long long t[KINDS], t0;
 
 		/* Each kind first in turn: none always follows the same. */
-		for (k = 0; k < 4; k++) {
-			switch ((i + 50 + k) % 4) {
+		for (k = 0; k < KINDS; k++) {
+			switch ((i + 50 + k) % KINDS) {
 			case 0:
 				t0 = now_ns();
-				if (ics_echo(fd, i + 50))
+				if (ics_echo(fd, "echo", i + 50))
 					fail("ICS call to node 2");
 				t[0] = now_ns() - t0;
+				break;
+			case 4:
+				t0 = now_ns();
+				if (ics_echo(fd, "wecho", i + 50))
+					fail("ICS call to node 2's work");
+				t[4] = now_ns() - t0;
 				break;
 			case 1:
 				/* The kernel path alone, timed by ics_test. */
@@ -302,7 +319,7 @@ static void bench_rtt(void)
 			}
 		}
 		if (i >= 0)
-			for (k = 0; k < 4; k++)
+			for (k = 0; k < KINDS; k++)
 				ns[k][i] = t[k];
 	}
 	close(fd);
@@ -312,6 +329,7 @@ static void bench_rtt(void)
 	report_rtt("ics", ns[1], CALLS);
 	report_rtt("udp", ns[2], CALLS);
 	report_rtt("tipc_user", ns[3], CALLS);
+	report_rtt("ics_work_user", ns[4], CALLS);
 }
 
 /* How many seq messages from node 1 node 2's ics_test has taken in. */
@@ -411,7 +429,7 @@ static void bench_nodedown(void)
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "--udp-echo"))
-		return udp_echo(atoi(argv[2]));
+		return echo(udp_socket(atoi(argv[2])));
 	if (argc == 2 && !strcmp(argv[1], "--tipc-echo"))
 		return tipc_echo();
 	if (argc == 4 && !strcmp(argv[1], "--udp-sink"))
