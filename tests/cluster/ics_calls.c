@@ -166,12 +166,13 @@ static void *call_many(void *arg)
 
 	for (i = 0; i < c->calls; i++) {
 		int node = 1 + (c->thread + i) % NODES;
-		long long t0 = now_ms();
+		long long t0 = now_ms(), took;
 		int ret = ics("echo %d %d %d", node, (i * 997) % 20000,
 			      c->thread * 100000 + i);
 
-		if (now_ms() - t0 > c->slowest)
-			c->slowest = now_ms() - t0;
+		took = now_ms() - t0;
+		if (took > c->slowest)
+			c->slowest = took;
 		if (ret) {
 			c->failed++;
 			if (!c->first_err)
@@ -211,8 +212,9 @@ TEST_F_TIMEOUT(ics, calls_from_many_threads_on_every_node_at_once, 600)
 			TH_LOG("thread %d: %d of %d calls failed, first with %s",
 			       i, c[i].failed, calls, strerror(-c[i].first_err));
 		/*
-		 * A reply left unread with no reader woken waits for the
-		 * next message: a slow call, not a failed one.
+		 * No call stalls for seconds short of its 10 s timeout (a
+		 * reply left unread with no reader woken would wait for the
+		 * next message; under this load one comes within ms).
 		 */
 		TH_LOG("thread %d: slowest call %lld ms", i, c[i].slowest);
 		EXPECT_GT(5000, c[i].slowest);

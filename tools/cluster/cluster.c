@@ -246,10 +246,12 @@ static int cmd_kill(int argc, char **argv)
 		die_usage();
 	for (; i < argc; i++) {
 		char *end;
-		long pid = strtol(argv[i], &end, 10);
+		long pid;
 
+		errno = 0;
+		pid = strtol(argv[i], &end, 10);
 		/* kill() takes an int: 4294967295 would be -1, every process. */
-		if (!*argv[i] || *end || pid <= 0 || pid > INT_MAX) {
+		if (!*argv[i] || *end || errno || pid <= 0 || pid > INT_MAX) {
 			fprintf(stderr, "cluster: %s: not a PID\n", argv[i]);
 			ret = 1;
 			continue;

@@ -28,8 +28,7 @@
  * in ns, one a line.
  * /sys/kernel/debug/ics_test/events lists what the membership notifier
  * chain told this module since it was loaded or the file was written to,
- * a line per event: "up N" or "down N", followed by " atomic" if it was
- * not called in a task's context.
+ * a line per event: "up N" or "down N".
  */
 #include <linux/debugfs.h>
 #include <linux/delay.h>
@@ -324,15 +323,19 @@ static DEFINE_MUTEX(events_lock);
 static char events[4096];
 static size_t events_len;
 
+/*
+ * Called in a task's context, as the chain promises: if it were not, the
+ * mutex would say so (a kernel report on the debug kernel).
+ */
 static int ics_test_event(struct notifier_block *nb, unsigned long event,
 			  void *data)
 {
 	mutex_lock(&events_lock);
 	events_len += scnprintf(events + events_len,
-				sizeof(events) - events_len, "%s %ld%s\n",
+				sizeof(events) - events_len, "%s %ld\n",
 				event == SSI_NODE_UP ? "up" :
 				event == SSI_NODE_DOWN ? "down" : "what",
-				(long)data, in_task() ? "" : " atomic");
+				(long)data);
 	mutex_unlock(&events_lock);
 	return NOTIFY_OK;
 }
@@ -341,15 +344,18 @@ static struct notifier_block ics_test_nb = {
 	.notifier_call = ics_test_event,
 };
 
-static ssize_t events_read(struct file *file, char __user *ubuf,
-			   size_t count, loff_t *ppos)
+/* Copied to the reader after the lock is let go: seq_read() does. */
+static int events_show(struct seq_file *m, void *v)
 {
-	ssize_t ret;
-
 	mutex_lock(&events_lock);
-	ret = simple_read_from_buffer(ubuf, count, ppos, events, events_len);
+	seq_write(m, events, events_len);
 	mutex_unlock(&events_lock);
-	return ret;
+	return 0;
+}
+
+static int events_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, events_show, NULL);
 }
 
 /* Any write empties the list. */
@@ -364,7 +370,10 @@ static ssize_t events_write(struct file *file, const char __user *ubuf,
 
 static const struct file_operations events_fops = {
 	.owner = THIS_MODULE,
-	.read = events_read,
+	.open = events_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
 	.write = events_write,
 };
 
@@ -387,7 +396,11 @@ static int __init ics_test_init(void)
 			return ret;
 		}
 	}
-	ssi_register_notifier(&ics_test_nb);
+	ret = ssi_register_notifier(&ics_test_nb);
+	if (ret) {
+		unregister_services(ARRAY_SIZE(services));
+		return ret;
+	}
 	dir = debugfs_create_dir("ics_test", NULL);
 	debugfs_create_file("call", 0200, dir, NULL, &call_fops);
 	debugfs_create_file("stats", 0444, dir, NULL, &stats_fops);
