@@ -159,15 +159,18 @@ static struct sockaddr_in node2(int port)
 }
 
 /*
- * One ICS round trip from user space: a command written to ics_test's
- * call file, kept open as the UDP side keeps its socket.
+ * One ICS round trip from user space, in ns: a command written to
+ * ics_test's call file, kept open as the UDP side keeps its socket.
  */
-static int ics_echo(int fd, const char *how, int seed)
+static long long ics_echo(int fd, const char *how, int seed)
 {
 	char cmd[64];
 	int len = snprintf(cmd, sizeof(cmd), "%s 2 %d %d", how, MSG, seed);
+	long long t0 = now_ns();
 
-	return write(fd, cmd, len) == len ? 0 : -1;
+	if (write(fd, cmd, len) != len)
+		fail(how);
+	return now_ns() - t0;
 }
 
 /* The times of ics_test's last time command, in ns. */
@@ -292,7 +295,7 @@ static void bench_rtt(void)
 	if (fd < 0)
 		fail("opening " ICS_CALL);
 	for (i = -50; i < CALLS; i++) {
-		long long t[KINDS], t0;
+		long long t[KINDS];
 		int order[KINDS] = { 0 };
 
 		/*
@@ -309,16 +312,10 @@ static void bench_rtt(void)
 		for (k = 0; k < KINDS; k++) {
 			switch (order[k]) {
 			case 0:
-				t0 = now_ns();
-				if (ics_echo(fd, "echo", i + 50))
-					fail("ICS call to node 2");
-				t[0] = now_ns() - t0;
+				t[0] = ics_echo(fd, "echo", i + 50);
 				break;
 			case 4:
-				t0 = now_ns();
-				if (ics_echo(fd, "wecho", i + 50))
-					fail("ICS call to node 2's work");
-				t[4] = now_ns() - t0;
+				t[4] = ics_echo(fd, "wecho", i + 50);
 				break;
 			case 1:
 				/* The kernel path alone, timed by ics_test. */
