@@ -29,6 +29,10 @@
 #define ICS_EVENTS	"/sys/kernel/debug/ics_test/events"
 #define ICS_CALLS	"/sys/kernel/debug/ssi/ics_calls"
 #define ICS_CALLER_READS "/sys/kernel/debug/ssi/ics_caller_reads"
+#define ICS_JOBS	"/sys/kernel/debug/ssi/ics_jobs"
+#define ICS_MSG_DELAY	"/sys/kernel/debug/ics_test/msg_delay_ms"
+#define MAX_JOBS	"/sys/module/ssi/parameters/max_jobs"
+#define FAIL_RECEIVE	"/sys/kernel/debug/fail_ics_receive"
 #define MAX_NODE	63
 #define PID_SHIFT	16
 /* A command on a node that is up; a node booting again (debug, TCG). */
@@ -269,6 +273,47 @@ static inline int ics_test_unload(int nodes)
 			bad |= node;
 	}
 	return bad;
+}
+
+/* What node @node's seq service counted from @from: 0, or -1. */
+static inline int seq_stats(int node, int from, unsigned long long *in_order,
+			    unsigned long long *repeated,
+			    unsigned long long *missing)
+{
+	char out[2048], *p, want[32];
+
+	if (run_on(node, "cat " ICS_STATS, out, sizeof(out)))
+		return -1;
+	snprintf(want, sizeof(want), "node %d ", from);
+	p = strstr(out, want);
+	*in_order = *repeated = *missing = 0;
+	if (!p)
+		return 0;
+	return sscanf(p, "node %*d in-order %llu repeated %llu missing %llu",
+		      in_order, repeated, missing) == 3 ? 0 : -1;
+}
+
+/*
+ * fail_ics_receive on node @node (the debug kernel): from now on,
+ * @percent of its ICS receiving side's allocations fail, once @space
+ * bytes have been asked for, @times of them at most (-1: no limit).
+ */
+static inline int fail_receive_at(int node, int percent, long space,
+				  int times)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd),
+		 "d=" FAIL_RECEIVE "; echo %d >$d/probability &&"
+		 " echo 0 >$d/verbose && echo 1 >$d/interval &&"
+		 " echo %ld >$d/space && echo %d >$d/times",
+		 percent, space, times);
+	return run_on(node, cmd, NULL, 0);
+}
+
+static inline int fail_receive(int node, int percent)
+{
+	return fail_receive_at(node, percent, 0, -1);
 }
 
 #endif /* CLUSTER_TEST_H */

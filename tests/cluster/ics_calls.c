@@ -5,8 +5,9 @@
  * itself; a handler that calls a third node; bad calls; a timeout;
  * calls from many threads on every node at once, every reply checked;
  * one-way messages from two nodes at once, each delivered once and in
- * order; and fault injection over the sending path (fail-nth) and the
- * receiving one (fail_ics_receive).
+ * order; a node whose handlers fall behind refusing calls and holding
+ * messages back past ssi.max_jobs; and fault injection over the sending
+ * path (fail-nth) and the receiving one (fail_ics_receive).
  */
 #include <pthread.h>
 #include <sched.h>
@@ -228,23 +229,6 @@ TEST_F_TIMEOUT(ics, calls_from_many_threads_on_every_node_at_once, 600)
 	}
 }
 
-/* What node @node's seq service counted from @from: 0, or -1. */
-static int seq_stats(int node, int from, unsigned long long *in_order,
-		     unsigned long long *repeated, unsigned long long *missing)
-{
-	char out[2048], *p, want[32];
-
-	if (cluster_run(node, "cat " ICS_STATS, RUN_MS, out, sizeof(out)))
-		return -1;
-	snprintf(want, sizeof(want), "node %d ", from);
-	p = strstr(out, want);
-	*in_order = *repeated = *missing = 0;
-	if (!p)
-		return 0;
-	return sscanf(p, "node %*d in-order %llu repeated %llu missing %llu",
-		      in_order, repeated, missing) == 3 ? 0 : -1;
-}
-
 TEST_F_TIMEOUT(ics, messages_from_two_nodes_arrive_once_and_in_order, 600)
 {
 	int count = rig_rounds(10000, 2000), id;
@@ -303,17 +287,6 @@ TEST_F_TIMEOUT(ics, fault_injection_on_the_sending_side, 600)
 	EXPECT_EQ(0, ics("echo 2 3000 12"));
 }
 
-static int fail_receive(int node, int percent)
-{
-	char cmd[256];
-
-	snprintf(cmd, sizeof(cmd),
-		 "d=/sys/kernel/debug/fail_ics_receive; echo %d >$d/probability &&"
-		 " echo 0 >$d/verbose && echo 1 >$d/interval && echo -1 >$d/times",
-		 percent);
-	return cluster_run(node, cmd, RUN_MS, NULL, 0);
-}
-
 /*
  * Node 2 fails a third of its receiving side's allocations (a request
  * or message taken in, a handler's reply): a call then gets its reply
@@ -360,6 +333,146 @@ TEST_F_TIMEOUT(ics, fault_injection_on_the_receiving_side, 600)
 	EXPECT_EQ(0, rep - rep0);
 	EXPECT_EQ(0, miss - miss0);
 	EXPECT_EQ(0, ics("echo 2 1000 1"));
+}
+
+/* How many failures node @node's fail_ics_receive has left to give. */
+static int fail_times_left(int node)
+{
+	char out[64];
+
+	if (run_on(node, "cat " FAIL_RECEIVE "/times", out, sizeof(out)))
+		return -100;
+	return atoi(out);
+}
+
+/*
+ * Each allocation of node 2's receiving side fails in turn, once, as
+ * fail-nth would do it for a task: fail_ics_receive's space lets the
+ * ones before it through (should_fail() takes a request's job as its
+ * length, a reply as the service's reply_max, 64 KiB).  A job that
+ * cannot be allocated is taken in again a moment later; a reply that
+ * cannot be is answered with ENOMEM.
+ */
+TEST_F_TIMEOUT(ics, each_allocation_of_the_receiving_side_fails_in_turn, 300)
+{
+	static const struct {
+		const char *what;
+		long space;
+		int ret;
+	} points[] = {
+		{ "the request's job", 0, 0 },
+		{ "the reply", 1000 + 1, -ENOMEM },
+	};
+	unsigned long long in0, rep0, miss0, in, rep, miss;
+	unsigned int i;
+	long long end;
+
+	if (!fault_injection_available())
+		SKIP(return, "no fault injection in this kernel (std): the debug kernel runs it");
+	for (i = 0; i < sizeof(points) / sizeof(points[0]); i++) {
+		ASSERT_EQ(0, fail_receive_at(2, 100, points[i].space, 1));
+		EXPECT_EQ(points[i].ret, ics("wecho 2 1000 %u", i))
+			TH_LOG("%s failed", points[i].what);
+		EXPECT_EQ(0, fail_times_left(2))
+			TH_LOG("%s was not allocated where the test thought",
+			       points[i].what);
+	}
+	/* A one-way message whose job fails is taken in again, once. */
+	ASSERT_EQ(0, seq_stats(2, 1, &in0, &rep0, &miss0));
+	ASSERT_EQ(0, fail_receive_at(2, 100, 0, 1));
+	ASSERT_EQ(0, ics("send 2 3"));
+	end = now_ms() + 30000;
+	do {
+		ASSERT_EQ(0, seq_stats(2, 1, &in, &rep, &miss));
+		if (in + miss >= in0 + miss0 + 3)
+			break;
+		sleep_ms(100);
+	} while (now_ms() < end);
+	EXPECT_EQ(0, fail_times_left(2));
+	ASSERT_EQ(0, fail_receive(2, 0));
+	EXPECT_EQ(3, in - in0);
+	EXPECT_EQ(0, rep - rep0);
+	EXPECT_EQ(0, miss - miss0);
+	EXPECT_EQ(0, ics("wecho 2 1000 9"));
+}
+
+static void *sleep_on_2(void *arg)
+{
+	int *ret = arg;
+
+	*ret = ics("sleep 2 3000 30000");
+	return NULL;
+}
+
+/* The most jobs node @node had of each kind: 0, or -1. */
+static int job_peaks(int node, int *requests, int *messages)
+{
+	char out[256];
+
+	if (run_on(node, "cat " ICS_JOBS, out, sizeof(out)))
+		return -1;
+	return sscanf(out, "requests %*d peak %d messages %*d peak %d",
+		      requests, messages) == 2 ? 0 : -1;
+}
+
+/*
+ * ssi.max_jobs on node 2 set to 4, with a message handler slower than
+ * its sender: no more than 4 messages wait for it, and none is lost or
+ * repeated; of 8 calls to a handler that sleeps 3 s, those beyond the
+ * 4 that wait are refused at once with ENOBUFS.
+ */
+TEST_F_TIMEOUT(ics, a_node_behind_on_its_handlers_keeps_its_backlog_bounded,
+	       300)
+{
+	int count = 100, i, ok = 0, refused = 0, ret[8], req_peak, msg_peak;
+	unsigned long long in0, rep0, miss0, in, rep, miss;
+	pthread_t t[8];
+	long long end;
+
+	/* Out of range, or no number: refused, the limit unchanged. */
+	EXPECT_NE(0, cluster_run(2, "echo 0 >" MAX_JOBS, RUN_MS, NULL, 0));
+	EXPECT_NE(0, cluster_run(2, "echo 65537 >" MAX_JOBS, RUN_MS, NULL, 0));
+	EXPECT_NE(0, cluster_run(2, "echo four >" MAX_JOBS, RUN_MS, NULL, 0));
+	EXPECT_EQ(0, cluster_run(2, "grep -qx 1024 " MAX_JOBS, RUN_MS, NULL,
+				 0));
+	ASSERT_EQ(0, seq_stats(2, 1, &in0, &rep0, &miss0));
+	ASSERT_EQ(0, cluster_run(2, "echo 4 >" MAX_JOBS " && echo 20 >"
+				 ICS_MSG_DELAY " && echo >" ICS_JOBS, RUN_MS,
+				 NULL, 0));
+	EXPECT_EQ(0, ics("send 2 %d", count));
+	end = now_ms() + 60000;
+	do {
+		ASSERT_EQ(0, seq_stats(2, 1, &in, &rep, &miss));
+		if (in + miss >= in0 + miss0 + count)
+			break;
+		sleep_ms(200);
+	} while (now_ms() < end);
+	EXPECT_EQ(count, in - in0);
+	EXPECT_EQ(0, rep - rep0);
+	EXPECT_EQ(0, miss - miss0);
+
+	for (i = 0; i < 8; i++)
+		ASSERT_EQ(0, pthread_create(&t[i], NULL, sleep_on_2, &ret[i]));
+	for (i = 0; i < 8; i++) {
+		pthread_join(t[i], NULL);
+		if (!ret[i])
+			ok++;
+		else if (ret[i] == -ENOBUFS)
+			refused++;
+		else
+			TH_LOG("call %d: %s", i, strerror(-ret[i]));
+	}
+	EXPECT_EQ(0, job_peaks(2, &req_peak, &msg_peak));
+	EXPECT_EQ(0, cluster_run(2, "echo 1024 >" MAX_JOBS " && echo 0 >"
+				 ICS_MSG_DELAY, RUN_MS, NULL, 0));
+	TH_LOG("%d calls answered, %d refused; at most %d requests and %d messages waited",
+	       ok, refused, req_peak, msg_peak);
+	EXPECT_EQ(8, ok + refused);
+	EXPECT_LE(4, ok);
+	EXPECT_LE(1, refused);
+	EXPECT_EQ(4, req_peak);
+	EXPECT_EQ(4, msg_peak);
+	EXPECT_EQ(0, ics("wecho 2 1000 1"));
 }
 
 TEST_HARNESS_MAIN

@@ -26,6 +26,8 @@
  * sent seq messages: "node N in-order I repeated R missing M".
  * /sys/kernel/debug/ics_test/times lists the last time command's calls,
  * in ns, one a line.
+ * /sys/kernel/debug/ics_test/msg_delay_ms: how long the seq service's
+ * handler sleeps before it counts a message (0 at load).
  * /sys/kernel/debug/ics_test/events lists what the membership notifier
  * chain told this module since it was loaded or the file was written to,
  * a line per event: "up N" or "down N".
@@ -75,6 +77,7 @@ static u64 times[MAX_TIMES];
 static unsigned int times_n;
 static DEFINE_MUTEX(times_lock);
 static struct seq_stats stats[SSI_MAX_NODES + 1];
+static u32 msg_delay_ms;
 static atomic64_t sent_seq[SSI_MAX_NODES + 1];
 
 static void fill(u8 *buf, size_t len, u32 seed)
@@ -142,6 +145,9 @@ static void seq_message(int node, const void *msg, size_t len)
 
 	if (len != sizeof(*m))
 		return;
+	/* A handler slower than its senders, for the tests of the backlog. */
+	if (READ_ONCE(msg_delay_ms))
+		msleep(min(READ_ONCE(msg_delay_ms), 1000U));
 	seq = be64_to_cpu(m->seq);
 	spin_lock(&stats_lock);
 	if (seq < s->next) {
@@ -406,6 +412,7 @@ static int __init ics_test_init(void)
 	debugfs_create_file("stats", 0444, dir, NULL, &stats_fops);
 	debugfs_create_file("times", 0444, dir, NULL, &times_fops);
 	debugfs_create_file("events", 0600, dir, NULL, &events_fops);
+	debugfs_create_u32("msg_delay_ms", 0600, dir, &msg_delay_ms);
 	return 0;
 }
 
