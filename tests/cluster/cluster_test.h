@@ -303,17 +303,28 @@ static inline int fail_receive_at(int node, int percent, long space,
 {
 	char cmd[256];
 
+	/* The probability last: the other settings are in place by then. */
 	snprintf(cmd, sizeof(cmd),
-		 "d=" FAIL_RECEIVE "; echo %d >$d/probability &&"
-		 " echo 0 >$d/verbose && echo 1 >$d/interval &&"
-		 " echo %ld >$d/space && echo %d >$d/times",
-		 percent, space, times);
+		 "d=" FAIL_RECEIVE "; echo 0 >$d/verbose && echo 1 >$d/interval &&"
+		 " echo %ld >$d/space && echo %d >$d/times &&"
+		 " echo %d >$d/probability",
+		 space, times, percent);
 	return run_on(node, cmd, NULL, 0);
 }
 
 static inline int fail_receive(int node, int percent)
 {
 	return fail_receive_at(node, percent, 0, -1);
+}
+
+/* How many failures node @node's fail_ics_receive has left to give. */
+static inline int fail_times_left(int node)
+{
+	char out[64];
+
+	if (run_on(node, "cat " FAIL_RECEIVE "/times", out, sizeof(out)))
+		return -100;
+	return atoi(out);
 }
 
 #endif /* CLUSTER_TEST_H */
