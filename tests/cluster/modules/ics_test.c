@@ -19,6 +19,8 @@
  *   wecho NODE LEN SEED [TIMEOUT_MS]: the same, through service +4
  *   relay VIA NODE LEN SEED
  *   send NODE COUNT
+ *   sendup NODE COUNT: COUNT seq messages to NODE from the membership
+ *                      notifier, the next time it says NODE is up
  *   sleep NODE MS [TIMEOUT_MS]
  *   time NODE LEN COUNT: COUNT echo calls, each timed from ics_call()'s
  *                        entry to its return
@@ -30,7 +32,8 @@
  * handler sleeps before it counts a message (0 at load).
  * /sys/kernel/debug/ics_test/events lists what the membership notifier
  * chain told this module since it was loaded or the file was written to,
- * a line per event: "up N" or "down N".
+ * a line per event: "up N" or "down N"; then, while a sendup waits or
+ * after one failed, "sendup -ERRNO".
  */
 #include <linux/debugfs.h>
 #include <linux/delay.h>
@@ -76,8 +79,12 @@ static DEFINE_SPINLOCK(stats_lock);
 static u64 times[MAX_TIMES];
 static unsigned int times_n;
 static DEFINE_MUTEX(times_lock);
+static DEFINE_MUTEX(events_lock);	/* events, sendup */
 static struct seq_stats stats[SSI_MAX_NODES + 1];
 static u32 msg_delay_ms;
+/* sendup: the node and count armed, and what the send gave. */
+static int sendup_node, sendup_ret;
+static unsigned int sendup_count;
 static atomic64_t sent_seq[SSI_MAX_NODES + 1];
 
 static void fill(u8 *buf, size_t len, u32 seed)
@@ -248,6 +255,16 @@ static int run_command(const char *cmd)
 	}
 	if (sscanf(cmd, "send %d %u", &node, &count) == 2)
 		return do_send(node, count);
+	if (sscanf(cmd, "sendup %d %u", &node, &count) == 2) {
+		if (node < 1 || node > SSI_MAX_NODES)
+			return -EINVAL;
+		mutex_lock(&events_lock);
+		sendup_node = node;
+		sendup_count = count;
+		sendup_ret = -EINPROGRESS;
+		mutex_unlock(&events_lock);
+		return 0;
+	}
 	if (sscanf(cmd, "time %d %u %u", &node, &len, &count) == 3)
 		return do_time(node, len, count);
 	n = sscanf(cmd, "sleep %d %u %u", &node, &ms, &timeout);
@@ -325,7 +342,6 @@ static int times_show(struct seq_file *m, void *v)
 DEFINE_SHOW_ATTRIBUTE(times);
 
 /* What the membership notifier chain said: 4 KiB of it at most. */
-static DEFINE_MUTEX(events_lock);
 static char events[4096];
 static size_t events_len;
 
@@ -342,6 +358,11 @@ static int ics_test_event(struct notifier_block *nb, unsigned long event,
 				event == SSI_NODE_UP ? "up" :
 				event == SSI_NODE_DOWN ? "down" : "what",
 				(long)data);
+	/* As soon as this node knows: the other may not know yet. */
+	if (event == SSI_NODE_UP && sendup_node == (long)data) {
+		sendup_ret = do_send(sendup_node, sendup_count);
+		sendup_node = 0;
+	}
 	mutex_unlock(&events_lock);
 	return NOTIFY_OK;
 }
@@ -355,6 +376,8 @@ static int events_show(struct seq_file *m, void *v)
 {
 	mutex_lock(&events_lock);
 	seq_write(m, events, events_len);
+	if (sendup_ret != 0)
+		seq_printf(m, "sendup %d\n", sendup_ret);
 	mutex_unlock(&events_lock);
 	return 0;
 }
