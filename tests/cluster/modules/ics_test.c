@@ -21,6 +21,9 @@
  *   send NODE COUNT
  *   sendup NODE COUNT: COUNT seq messages to NODE from the membership
  *                      notifier, the next time it says NODE is up
+ *   downstall NODE MS: the notifier sleeps MS ms the next time it says
+ *                      NODE is down, and holds up the node's later
+ *                      membership changes as long
  *   sleep NODE MS [TIMEOUT_MS]
  *   time NODE LEN COUNT: COUNT echo calls, each timed from ics_call()'s
  *                        entry to its return
@@ -85,6 +88,9 @@ static u32 msg_delay_ms;
 /* sendup: the node and count armed, and what the send gave. */
 static int sendup_node, sendup_ret;
 static unsigned int sendup_count;
+/* downstall: the node and ms armed. */
+static int stall_node;
+static unsigned int stall_ms;
 static atomic64_t sent_seq[SSI_MAX_NODES + 1];
 
 static void fill(u8 *buf, size_t len, u32 seed)
@@ -255,6 +261,15 @@ static int run_command(const char *cmd)
 	}
 	if (sscanf(cmd, "send %d %u", &node, &count) == 2)
 		return do_send(node, count);
+	if (sscanf(cmd, "downstall %d %u", &node, &ms) == 2) {
+		if (node < 1 || node > SSI_MAX_NODES || ms > 60000)
+			return -EINVAL;
+		mutex_lock(&events_lock);
+		stall_node = node;
+		stall_ms = ms;
+		mutex_unlock(&events_lock);
+		return 0;
+	}
 	if (sscanf(cmd, "sendup %d %u", &node, &count) == 2) {
 		if (node < 1 || node > SSI_MAX_NODES)
 			return -EINVAL;
@@ -352,6 +367,8 @@ static size_t events_len;
 static int ics_test_event(struct notifier_block *nb, unsigned long event,
 			  void *data)
 {
+	unsigned int stall = 0;
+
 	mutex_lock(&events_lock);
 	events_len += scnprintf(events + events_len,
 				sizeof(events) - events_len, "%s %ld\n",
@@ -363,7 +380,13 @@ static int ics_test_event(struct notifier_block *nb, unsigned long event,
 		sendup_ret = do_send(sendup_node, sendup_count);
 		sendup_node = 0;
 	}
+	if (event == SSI_NODE_DOWN && stall_node == (long)data) {
+		stall = stall_ms;
+		stall_node = 0;
+	}
 	mutex_unlock(&events_lock);
+	if (stall)
+		msleep(stall);
 	return NOTIFY_OK;
 }
 
