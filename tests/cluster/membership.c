@@ -389,9 +389,9 @@ TEST_F_TIMEOUT(ics, messages_of_a_boot_that_died_hold_nothing_up, 600)
  * Node 3's link taken down and brought up again, with no reboot: node 1
  * sees it down, then up again with the same ICS socket, and the nodes
  * agree on a new epoch.  Node 1's membership notifier (ics_test's
- * downstall) holds node 1's later changes up 4 s from the moment it sees
- * node 3 down, and node 3 sends 200 messages to node 1 from its own
- * notifier the moment it sees node 1 up again: they reach node 1 before
+ * downstall) holds node 1's later changes up from the moment it sees
+ * node 3 down until node 3 has sent 200 messages to node 1 from its own
+ * notifier, the moment it saw node 1 up again: they reach node 1 before
  * node 1 sees node 3 up, and must be held, not dropped.  None is lost,
  * and calls go both ways.
  */
@@ -408,11 +408,17 @@ TEST_F_TIMEOUT(ics, a_link_that_drops_and_comes_back_loses_nothing, 300)
 	ASSERT_EQ(0, seq_stats(1, 3, &in0, &rep0, &miss0));
 	ASSERT_LE(0, read_text(ICS_HELD_UNSEEN, out, sizeof(out)));
 	held0 = atoll(out);
-	ASSERT_EQ(0, ics("downstall 3 4000"));
+	ASSERT_EQ(0, ics("downstall 3 30000"));
 	ASSERT_EQ(0, cluster_run(3, "ip link set eth0 down", RUN_MS, NULL, 0));
 	down = wait_state(3, 'd', DOWN_MS + 2000);
 	EXPECT_EQ(0, cluster_run(3, "echo 'sendup 1 200' >" ICS_CALL ";"
 				 " ip link set eth0 up", RUN_MS, NULL, 0));
+	/* Sent: node 3's events say "sendup -EINPROGRESS" until then. */
+	end = now_ms() + 20000;
+	while (!cluster_run(3, "cat " ICS_EVENTS, RUN_MS, out, sizeof(out)) &&
+	       strstr(out, "sendup -115") && now_ms() < end)
+		sleep_ms(100);
+	EXPECT_EQ(0, ics("release"));
 	ASSERT_LE(0, down);
 	end = now_ms() + 30000;
 	do {

@@ -21,9 +21,11 @@
  *   send NODE COUNT
  *   sendup NODE COUNT: COUNT seq messages to NODE from the membership
  *                      notifier, the next time it says NODE is up
- *   downstall NODE MS: the notifier sleeps MS ms the next time it says
- *                      NODE is down, and holds up the node's later
- *                      membership changes as long
+ *   downstall NODE MS: the next time the notifier says NODE is down, it
+ *                      waits for a release command, MS ms at most, and
+ *                      holds up the node's later membership changes as
+ *                      long
+ *   release: ends downstall's wait
  *   sleep NODE MS [TIMEOUT_MS]
  *   time NODE LEN COUNT: COUNT echo calls, each timed from ics_call()'s
  *                        entry to its return
@@ -38,6 +40,7 @@
  * a line per event: "up N" or "down N"; then, while a sendup waits or
  * after one failed, "sendup -ERRNO".
  */
+#include <linux/completion.h>
 #include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/jiffies.h>
@@ -88,9 +91,10 @@ static u32 msg_delay_ms;
 /* sendup: the node and count armed, and what the send gave. */
 static int sendup_node, sendup_ret;
 static unsigned int sendup_count;
-/* downstall: the node and ms armed. */
+/* downstall: the node and ms armed, and the release. */
 static int stall_node;
 static unsigned int stall_ms;
+static DECLARE_COMPLETION(stall_release);
 static atomic64_t sent_seq[SSI_MAX_NODES + 1];
 
 static void fill(u8 *buf, size_t len, u32 seed)
@@ -265,9 +269,14 @@ static int run_command(const char *cmd)
 		if (node < 1 || node > SSI_MAX_NODES || ms > 60000)
 			return -EINVAL;
 		mutex_lock(&events_lock);
+		reinit_completion(&stall_release);
 		stall_node = node;
 		stall_ms = ms;
 		mutex_unlock(&events_lock);
+		return 0;
+	}
+	if (!strcmp(cmd, "release") || !strcmp(cmd, "release\n")) {
+		complete_all(&stall_release);
 		return 0;
 	}
 	if (sscanf(cmd, "sendup %d %u", &node, &count) == 2) {
@@ -386,7 +395,8 @@ static int ics_test_event(struct notifier_block *nb, unsigned long event,
 	}
 	mutex_unlock(&events_lock);
 	if (stall)
-		msleep(stall);
+		wait_for_completion_timeout(&stall_release,
+					    msecs_to_jiffies(stall));
 	return NOTIFY_OK;
 }
 
