@@ -31,6 +31,7 @@
 #define ICS_CALLER_READS "/sys/kernel/debug/ssi/ics_caller_reads"
 #define ICS_JOBS	"/sys/kernel/debug/ssi/ics_jobs"
 #define ICS_HELD_UNSEEN	"/sys/kernel/debug/ssi/ics_held_unseen"
+#define ICS_HOLDING	"/sys/kernel/debug/ssi/ics_holding_unseen"
 #define ICS_MSG_DELAY	"/sys/kernel/debug/ics_test/msg_delay_ms"
 #define MAX_JOBS	"/sys/module/ssi/parameters/max_jobs"
 #define FAIL_RECEIVE	"/sys/kernel/debug/fail_ics_receive"

@@ -40,6 +40,11 @@ static void ics_recover(struct __test_metadata *_metadata, int last,
 				    FAIL_RECEIVE " || echo 0 >" FAIL_RECEIVE
 				    "/probability; }", NULL, 0))
 			TH_LOG("node %d", node);
+	/* The link test's: node 1's membership held up, node 3's link. */
+	if (last > 1) {
+		ics("release");
+		cluster_run(3, "ip link set eth0 up", 5000, NULL, 0);
+	}
 	if (node_view(cluster_self(), &v, RUN_MS) || v.state[3] != 'd')
 		return;
 	if (down_fails)
