@@ -296,6 +296,29 @@ static inline int seq_stats(int node, int from, unsigned long long *in_order,
 }
 
 /*
+ * Waits up to @timeout_ms until node @node's seq service has counted, from
+ * @from, @count messages (in order or missing) above @base: 0, or -1 if
+ * its stats could not be read.  What it counted last is left in @in,
+ * @rep and @miss.
+ */
+static inline int wait_seq(int node, int from, unsigned long long base,
+			   unsigned long long count, int timeout_ms,
+			   unsigned long long *in, unsigned long long *rep,
+			   unsigned long long *miss)
+{
+	long long end = now_ms() + timeout_ms;
+
+	do {
+		if (seq_stats(node, from, in, rep, miss))
+			return -1;
+		if (*in + *miss >= base + count)
+			break;
+		sleep_ms(100);
+	} while (now_ms() < end);
+	return 0;
+}
+
+/*
  * fail_ics_receive on node @node (the debug kernel): from now on,
  * @percent of its ICS receiving side's allocations fail, once @space
  * bytes have been asked for, @times of them at most (-1: no limit).

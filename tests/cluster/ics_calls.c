@@ -298,7 +298,6 @@ TEST_F_TIMEOUT(ics, fault_injection_on_the_receiving_side, 600)
 	int i, ok = 0, nomem = 0, calls = rig_rounds(300, 100);
 	int count = rig_rounds(3000, 1000);
 	unsigned long long in, rep, miss, in0, rep0, miss0;
-	long long end;
 
 	if (!fault_injection_available())
 		SKIP(return, "no fault injection in this kernel (std): the debug kernel runs it");
@@ -318,13 +317,8 @@ TEST_F_TIMEOUT(ics, fault_injection_on_the_receiving_side, 600)
 		}
 	}
 	EXPECT_EQ(0, ics("send 2 %d", count));
-	end = now_ms() + 60000;
-	do {
-		ASSERT_EQ(0, seq_stats(2, 1, &in, &rep, &miss));
-		if (in + miss >= in0 + miss0 + count)
-			break;
-		sleep_ms(200);
-	} while (now_ms() < end);
+	ASSERT_EQ(0, wait_seq(2, 1, in0 + miss0, count, 60000, &in, &rep,
+			      &miss));
 	ASSERT_EQ(0, fail_receive(2, 0));
 	TH_LOG("%d calls answered, %d with ENOMEM; %llu messages in order, %llu repeated, %llu missing",
 	       ok, nomem, in - in0, rep - rep0, miss - miss0);
@@ -356,7 +350,6 @@ TEST_F_TIMEOUT(ics, each_allocation_of_the_receiving_side_fails_in_turn, 300)
 	};
 	unsigned long long in0, rep0, miss0, in, rep, miss;
 	unsigned int i;
-	long long end;
 
 	if (!fault_injection_available())
 		SKIP(return, "no fault injection in this kernel (std): the debug kernel runs it");
@@ -373,13 +366,8 @@ TEST_F_TIMEOUT(ics, each_allocation_of_the_receiving_side_fails_in_turn, 300)
 	ASSERT_EQ(0, seq_stats(2, 1, &in0, &rep0, &miss0));
 	ASSERT_EQ(0, fail_receive_at(2, 100, 0, 1));
 	ASSERT_EQ(0, ics("send 2 3"));
-	end = now_ms() + 30000;
-	do {
-		ASSERT_EQ(0, seq_stats(2, 1, &in, &rep, &miss));
-		if (in + miss >= in0 + miss0 + 3)
-			break;
-		sleep_ms(100);
-	} while (now_ms() < end);
+	ASSERT_EQ(0, wait_seq(2, 1, in0 + miss0, 3, 30000, &in, &rep,
+			      &miss));
 	EXPECT_EQ(0, fail_times_left(2));
 	ASSERT_EQ(0, fail_receive(2, 0));
 	EXPECT_EQ(3, in - in0);
@@ -419,7 +407,6 @@ TEST_F_TIMEOUT(ics, a_node_behind_on_its_handlers_keeps_its_backlog_bounded,
 	int count = 100, i, ok = 0, refused = 0, ret[8], req_peak, msg_peak;
 	unsigned long long in0, rep0, miss0, in, rep, miss;
 	pthread_t t[8];
-	long long end;
 
 	self->settings = 1;
 	/* Out of range, or no number: refused, the limit unchanged. */
@@ -433,13 +420,8 @@ TEST_F_TIMEOUT(ics, a_node_behind_on_its_handlers_keeps_its_backlog_bounded,
 				 ICS_MSG_DELAY " && echo >" ICS_JOBS, RUN_MS,
 				 NULL, 0));
 	EXPECT_EQ(0, ics("send 2 %d", count));
-	end = now_ms() + 60000;
-	do {
-		ASSERT_EQ(0, seq_stats(2, 1, &in, &rep, &miss));
-		if (in + miss >= in0 + miss0 + count)
-			break;
-		sleep_ms(200);
-	} while (now_ms() < end);
+	ASSERT_EQ(0, wait_seq(2, 1, in0 + miss0, count, 60000, &in, &rep,
+			      &miss));
 	EXPECT_EQ(count, in - in0);
 	EXPECT_EQ(0, rep - rep0);
 	EXPECT_EQ(0, miss - miss0);

@@ -422,13 +422,8 @@ TEST_F_TIMEOUT(ics, a_link_that_drops_and_comes_back_loses_nothing, 300)
 		sleep_ms(10);
 	EXPECT_EQ(0, ics("release"));
 	ASSERT_LE(0, down);
-	end = now_ms() + 30000;
-	do {
-		ASSERT_EQ(0, seq_stats(1, 3, &in, &rep, &miss));
-		if (in + miss >= in0 + miss0 + 200)
-			break;
-		sleep_ms(100);
-	} while (now_ms() < end);
+	ASSERT_EQ(0, wait_seq(1, 3, in0 + miss0, 200, 30000, &in, &rep,
+			      &miss));
 	ASSERT_LE(0, read_text(ICS_HELD_UNSEEN, out, sizeof(out)));
 	held = atoll(out) - held0;
 	TH_LOG("node 1 saw node 3 down after %lld ms; then got %llu of its 200 messages in order, %llu repeated, %llu missing; %lld came before it saw node 3 up",
