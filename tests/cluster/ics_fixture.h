@@ -45,7 +45,12 @@ static void ics_recover(struct __test_metadata *_metadata, int last,
 		ics("release");
 		cluster_run(3, "ip link set eth0 up", 5000, NULL, 0);
 	}
-	if (node_view(cluster_self(), &v, RUN_MS) || v.state[3] != 'd')
+	if (node_view(cluster_self(), &v, RUN_MS)) {
+		EXPECT_TRUE(0) TH_LOG("cannot read node %d's view of the cluster",
+				      cluster_self());
+		return;
+	}
+	if (v.state[3] != 'd')
 		return;
 	if (down_fails)
 		EXPECT_NE('d', v.state[3]) TH_LOG("node 3 was left down");

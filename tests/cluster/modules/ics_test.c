@@ -11,6 +11,10 @@
  *   +3 sleep: replies after the number of ms it was sent.
  *   +4 echo again, as a handler that is not quick: its reply is
  *             allocated, so fail_ics_receive reaches it.
+ *   +5 callq: a quick handler that calls this node's echo, and
+ *             answers with what the call gave.
+ *   +6 callm: a one-way message whose handler calls this node's echo;
+ *             what the call gave ends the msgcall command.
  *
  * /sys/kernel/debug/ics_test/call takes one command a write(), run in the
  * writer's context: write() returns the length written, or the call's
@@ -27,6 +31,9 @@
  *                      long
  *   release: ends downstall's wait
  *   sleep NODE MS [TIMEOUT_MS]
+ *   quickcall NODE: calls NODE's callq, and returns what it answered
+ *   msgcall: sends callm to this node, and returns what its call gave
+ *            (ETIME if it did not end within 10 s)
  *   time NODE LEN COUNT: COUNT echo calls, each timed from ics_call()'s
  *                        entry to its return
  * /sys/kernel/debug/ics_test/stats lists, a line per sender node that
@@ -57,6 +64,8 @@ enum {
 	SVC_SEQ,
 	SVC_SLEEP,
 	SVC_ECHO_WORK,
+	SVC_CALLQ,
+	SVC_CALLM,
 };
 
 #define DEFAULT_TIMEOUT_MS	10000
@@ -95,6 +104,10 @@ static unsigned int sendup_count;
 static int stall_node;
 static unsigned int stall_ms;
 static DECLARE_COMPLETION(stall_release);
+/* msgcall: the callm handler's call, and its end. */
+static DEFINE_MUTEX(msgcall_lock);
+static DECLARE_COMPLETION(msgcall_done);
+static int msgcall_ret;
 static atomic64_t sent_seq[SSI_MAX_NODES + 1];
 
 static void fill(u8 *buf, size_t len, u32 seed)
@@ -189,6 +202,34 @@ static int sleep_request(int node, const void *req, size_t len, void *reply,
 	return 0;
 }
 
+/* Handlers that may not call: ics_call() must refuse. */
+static int callq_request(int node, const void *req, size_t len, void *reply,
+			 size_t *reply_len)
+{
+	return ics_call(ssi_self(), SVC_ECHO, NULL, 0, NULL, NULL, HZ);
+}
+
+static void callm_message(int node, const void *msg, size_t len)
+{
+	msgcall_ret = ics_call(ssi_self(), SVC_ECHO, NULL, 0, NULL, NULL, HZ);
+	complete(&msgcall_done);
+}
+
+static int do_msgcall(void)
+{
+	int ret;
+
+	mutex_lock(&msgcall_lock);
+	reinit_completion(&msgcall_done);
+	ret = ics_send(ssi_self(), SVC_CALLM, NULL, 0);
+	if (!ret && !wait_for_completion_timeout(&msgcall_done, 10 * HZ))
+		ret = -ETIME;
+	if (!ret)
+		ret = msgcall_ret;
+	mutex_unlock(&msgcall_lock);
+	return ret;
+}
+
 static struct ics_service services[] = {
 	{ .id = SVC_ECHO, .request = echo_request,
 	  .reply_max = ICS_MAX_PAYLOAD, .quick = true },
@@ -197,6 +238,8 @@ static struct ics_service services[] = {
 	{ .id = SVC_SLEEP, .request = sleep_request },
 	{ .id = SVC_ECHO_WORK, .request = echo_request,
 	  .reply_max = ICS_MAX_PAYLOAD },
+	{ .id = SVC_CALLQ, .request = callq_request, .quick = true },
+	{ .id = SVC_CALLM, .message = callm_message },
 };
 
 static int do_send(int node, unsigned int count)
@@ -289,6 +332,11 @@ static int run_command(const char *cmd)
 		mutex_unlock(&events_lock);
 		return 0;
 	}
+	if (sscanf(cmd, "quickcall %d", &node) == 1)
+		return ics_call(node, SVC_CALLQ, NULL, 0, NULL, NULL,
+				msecs_to_jiffies(DEFAULT_TIMEOUT_MS));
+	if (!strcmp(cmd, "msgcall") || !strcmp(cmd, "msgcall\n"))
+		return do_msgcall();
 	if (sscanf(cmd, "time %d %u %u", &node, &len, &count) == 3)
 		return do_time(node, len, count);
 	n = sscanf(cmd, "sleep %d %u %u", &node, &ms, &timeout);
