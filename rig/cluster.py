@@ -15,7 +15,9 @@ DIR/switch, and DIR/shared over 9p (mount tag "cluster"), emptied first.
 A node's guest sends one-line requests on its control port (rig-ctl in the
 guest) and gets "ok" or "error: WHY" back: "kill N" kills node N's QEMU
 (a power failure; "rig: node N killed on request" is appended to its
-console), "start N" boots node N again.  Each boot of a node after its
+console), "start N" boots node N again; "start N ssi.NAME=VALUE..." boots
+it with those parameters after its own on the command line (the later
+wins), for that boot only: how a test tries bad SSI boot parameters.  Each boot of a node after its
 first is a new incarnation I, logged in PREFIX-nodeN.I.log.  Node 1 runs
 the tests and may not be killed.  When node 1 has powered off, its agents
 are told to finish (DIR/shared/agent/N/.finish) if it has not done so.
@@ -34,6 +36,7 @@ import ctypes
 import fcntl
 import glob
 import os
+import re
 import selectors
 import shutil
 import signal
@@ -63,6 +66,11 @@ class Node:
         self.console = self.tap = None
         self.listener = self.conn = None
         self.buf = b""
+        self.params = []    # this boot's extra ssi.* parameters
+
+
+# What "start N" may add to a node's command line.
+SSI_PARAM = re.compile(r"ssi\.[a-z_]+=[\x21-\x7e]*")
 
 
 class Cluster:
@@ -144,6 +152,7 @@ class Cluster:
         i = cmd.index("-append") + 1
         cmd[i] += (f" rig.node={n} rig.nodes={k} ssi.node={n} ssi.nodes={k}"
                    " ssi.iface=eth0")
+        cmd[i] += "".join(f" {p}" for p in node.params)
         if self.args.live and n == 1:
             # The person sees node 1's console live; it is logged as well.
             cmd += ["-chardev", f"stdio,id=con,mux=on,signal=off,logfile={node.console}",
@@ -207,9 +216,12 @@ class Cluster:
     def request(self, sender, line):
         """The answer to one request: "ok" or "error: ..."."""
         words = line.split()
-        if (len(words) != 2 or words[0] not in ("kill", "start")
-                or not words[1].isdigit()):
-            return f"error: unknown request '{line}': rig-ctl kill N | start N"
+        params = words[2:] if words[:1] == ["start"] else []
+        if (len(words) - len(params) != 2 or words[0] not in ("kill", "start")
+                or not words[1].isdigit()
+                or not all(SSI_PARAM.fullmatch(p) for p in params)):
+            return (f"error: unknown request '{line}': "
+                    "rig-ctl kill N | start N [ssi.NAME=VALUE...]")
         verb, n = words[0], int(words[1])
         self.say(f"node {sender.n}: {verb} {n}")
         if n not in self.nodes:
@@ -226,6 +238,7 @@ class Cluster:
             return f"error: node {n} is running: kill it first"
         if self.nodes[1].proc is None:
             return "error: node 1 has powered off: the run is ending"
+        node.params = params
         self.start_node(node)
         return "ok"
 

@@ -3,7 +3,8 @@
  * rig-ctl REQUEST...: send one request to the host's cluster runner
  * (rig/cluster.py) over this node's control port, ttyS2, and wait for the
  * answer: "rig-ctl kill N" powers node N off at once, "rig-ctl start N"
- * boots it again.  Exits 0 when the host says "ok"; otherwise prints the
+ * boots it again, "rig-ctl start N ssi.NAME=VALUE..." with those SSI
+ * parameters added to its command line for that boot.  Exits 0 when the host says "ok"; otherwise prints the
  * host's message and exits 1 (2 on a usage or port error).
  */
 #include <errno.h>
@@ -99,7 +100,7 @@ int main(int argc, char *argv[])
 	int fd, i;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: rig-ctl kill N | start N\n");
+		fprintf(stderr, "usage: rig-ctl kill N | start N [ssi.NAME=VALUE...]\n");
 		return 2;
 	}
 	for (i = 1; i < argc; i++) {

@@ -447,6 +447,81 @@ TEST_F_TIMEOUT(ics, a_link_that_drops_and_comes_back_loses_nothing, 300)
 				 NULL, 0));
 }
 
+/* Waits up to @ms for @node's agent to print @want for @cmd. */
+static int wait_output(int node, const char *cmd, const char *want, int ms,
+		       char *out, size_t len)
+{
+	long long end = now_ms() + ms;
+
+	do {
+		out[0] = '\0';
+		if (!cluster_run(node, cmd, RUN_MS, out, len) &&
+		    !strcmp(out, want))
+			return 0;
+		sleep_ms(200);
+	} while (now_ms() < end);
+	return -1;
+}
+
+/*
+ * Bad SSI parameters on node 3's command line, after its good ones, each
+ * refused with a line in its log: ssi.node=64 and ssi.max_jobs=0 leave
+ * the values before them, ssi.nodes=99 and ssi.tolerance=10 fall back to
+ * 0, and ssi.iface=lo, no Ethernet device, keeps node 3 out of the
+ * cluster before the join changes anything: it sees no node up, itself
+ * included, and the others do not see it.  Booted again without them, it
+ * joins.
+ */
+TEST_F_TIMEOUT(ics, bad_boot_parameters_are_refused_with_a_log_line, 600)
+{
+	static const char *const lines[] = {
+		"ssi: ssi.node=64: not a node number from 1 to 63",
+		/* `0' invalid for parameter `ssi.max_jobs', quotes and all */
+		"0. invalid for parameter .ssi.max_jobs.",
+		"ssi: ssi.nodes=99: not from 1 to 63",
+		"ssi: ssi.tolerance=10: not from 50 to 30000 ms",
+		"ssi: node 3 cannot bring up lo (-22): not in the cluster",
+	};
+	struct view views[NODES + 1];
+	unsigned long long before;
+	char cmd[512] = "dmesg | grep -c", out[4096];
+	unsigned int i;
+
+	if (sizeof(long) != 8)
+		SKIP(return, "a reboot again: the 64-bit run does it");
+	self->remote_calls = 1;
+	before = wait_agreement(ALL_UP, NODES, JOIN_MS, views);
+	ASSERT_NE(0, before);
+	ASSERT_EQ(0, cluster_ctl("kill 3"));
+	ASSERT_EQ(0, cluster_ctl("start 3 ssi.node=64 ssi.max_jobs=0 ssi.nodes=99 ssi.tolerance=10 ssi.iface=lo"));
+	ASSERT_EQ(0, cluster_run(3, "cd /sys/module/ssi/parameters &&"
+				 " cat max_jobs nodes tolerance iface",
+				 BOOT_MS, out, sizeof(out)));
+	EXPECT_STREQ("1024\n0\n0\nlo\n", out);
+	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+		snprintf(cmd + strlen(cmd), sizeof(cmd) - strlen(cmd),
+			 " -e '%s'", lines[i]);
+	/* The join runs in a work item: its line may come after the agent. */
+	EXPECT_EQ(0, wait_output(3, cmd, "5\n", 10000, out, sizeof(out)))
+		TH_LOG("%s: %s", cmd, out);
+	/* grep -c exits 1 when it counts none. */
+	EXPECT_EQ(0, cluster_run(3, "grep -c ' up ' " NODES_FILE "; true",
+				 RUN_MS, out, sizeof(out)));
+	EXPECT_STREQ("0\n", out);
+	/* Node 3 would have joined within a second or two of its agent. */
+	sleep_ms(2000);
+	EXPECT_NE(0, wait_agreement(ALL_UP & ~(1UL << 3), NODES, JOIN_MS,
+				    views));
+
+	/* Booted again as it should be, it joins. */
+	ASSERT_EQ(0, cluster_ctl("kill 3"));
+	ASSERT_EQ(0, cluster_ctl("start 3"));
+	ASSERT_EQ(0, cluster_run(3, "true", BOOT_MS, NULL, 0));
+	EXPECT_LT(before, wait_agreement(ALL_UP, NODES, JOIN_MS, views));
+	ASSERT_EQ(0, ics_test_load(NODES));
+	EXPECT_EQ(0, ics("echo 3 100 1"));
+}
+
 /*
  * More cycles: kmemleak and lockdep look at every node at the end.  10
  * with the first test, 64-bit; -m32's one, in the first test, covers its

@@ -104,9 +104,15 @@ static unsigned int sendup_count;
 static int stall_node;
 static unsigned int stall_ms;
 static DECLARE_COMPLETION(stall_release);
-/* msgcall: the callm handler's call, and its end. */
+/*
+ * msgcall: the number of the last callm message sent, and the number and
+ * result of the last one handled; the handler completes msgcall_done for
+ * the last one sent only (not for one whose msgcall gave up).
+ */
 static DEFINE_MUTEX(msgcall_lock);
 static DECLARE_COMPLETION(msgcall_done);
+static DEFINE_SPINLOCK(msgcall_spin);
+static u32 msgcall_sent, msgcall_seen;
 static int msgcall_ret;
 static atomic64_t sent_seq[SSI_MAX_NODES + 1];
 
@@ -211,21 +217,37 @@ static int callq_request(int node, const void *req, size_t len, void *reply,
 
 static void callm_message(int node, const void *msg, size_t len)
 {
-	msgcall_ret = ics_call(ssi_self(), SVC_ECHO, NULL, 0, NULL, NULL, HZ);
-	complete(&msgcall_done);
+	int ret = ics_call(ssi_self(), SVC_ECHO, NULL, 0, NULL, NULL, HZ);
+	u32 seq;
+
+	if (len != sizeof(seq))
+		return;
+	memcpy(&seq, msg, sizeof(seq));
+	spin_lock(&msgcall_spin);
+	msgcall_seen = seq;
+	msgcall_ret = ret;
+	if (seq == msgcall_sent)
+		complete(&msgcall_done);
+	spin_unlock(&msgcall_spin);
 }
 
 static int do_msgcall(void)
 {
+	u32 seq;
 	int ret;
 
 	mutex_lock(&msgcall_lock);
+	spin_lock(&msgcall_spin);
+	seq = ++msgcall_sent;
 	reinit_completion(&msgcall_done);
-	ret = ics_send(ssi_self(), SVC_CALLM, NULL, 0);
+	spin_unlock(&msgcall_spin);
+	ret = ics_send(ssi_self(), SVC_CALLM, &seq, sizeof(seq));
 	if (!ret && !wait_for_completion_timeout(&msgcall_done, 10 * HZ))
 		ret = -ETIME;
+	spin_lock(&msgcall_spin);
 	if (!ret)
-		ret = msgcall_ret;
+		ret = msgcall_seen == seq ? msgcall_ret : -EPROTO;
+	spin_unlock(&msgcall_spin);
 	mutex_unlock(&msgcall_lock);
 	return ret;
 }
