@@ -152,6 +152,14 @@ frag_value() {
 on_in() {
 	grep -q -E "^$1=(y|m)\$" "$2"
 }
+# The options named in the "depends on" lines of option $2's own entry in
+# tree $1's Kconfig files.
+kconfig_deps() {
+	grep -rh --include='Kconfig*' -A 60 -E "^(menu)?config $2\$" "$1" |
+		awk 'NR > 1 && /^(menu)?config |^(end)?(menu|if|choice)|^(if|source) / { exit }
+			/^[[:space:]]*depends on/ { sub(/^[[:space:]]*depends on[[:space:]]*/, ""); print }' |
+		grep -o '[A-Z0-9_]*[A-Z][A-Z0-9_]*' | sort -u
+}
 
 # head: Debian's configuration, then the overlay: every option that gates
 # a touched object, or that the series adds, or that an option the series
@@ -176,6 +184,23 @@ overlay=$chk/overlay.config
 		case $v in y | m) ;; *) v=y ;; esac
 		echo "$opt=$v"
 	done
+	# What the series needs built in ("depends on X=y") and Debian builds
+	# as a module, set to y, with the test fragments' values of what X
+	# itself depends on: SSI needs TIPC=y, which needs IPv6 built in or
+	# off, and Debian builds both as modules.
+	git -C "$RIG_TREE" diff "$base" "$head" -- '*Kconfig*' |
+		sed -n 's/^+[[:space:]]*depends on[[:space:]]//p' |
+		grep -o '[A-Z0-9_]*[A-Z][A-Z0-9_]*=y' | sed 's/=y$//' | sort -u |
+		while read -r x; do
+			grep -q "^CONFIG_$x=m\$" "$chk/out-head/.config" || continue
+			echo "CONFIG_$x=y"
+			for d in $(kconfig_deps "$wt" "$x"); do
+				case $(frag_value "CONFIG_$d") in
+				y) echo "CONFIG_$d=y" ;;
+				n) echo "# CONFIG_$d is not set" ;;
+				esac
+			done
+		done
 } >"$overlay"
 # Which options the test kernels enable and Debian's configuration does
 # not; those outside the overlay gate no object the series touches.
