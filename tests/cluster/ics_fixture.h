@@ -57,6 +57,8 @@ static void ics_recover(struct __test_metadata *_metadata, int last,
 	/* Its link brought up; if it is not running, it is started. */
 	cluster_run(3, "ip link set eth0 up", 5000, NULL, 0);
 	if (!wait_agreement(all, NODES, 10000, views)) {
+		/* Running out of the cluster (bad parameters): booted again. */
+		cluster_ctl("kill 3");
 		cluster_ctl("start 3");
 		cluster_run(3, "true", BOOT_MS, NULL, 0);
 		EXPECT_NE(0, wait_agreement(all, NODES, 10000, views));
