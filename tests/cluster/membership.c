@@ -206,6 +206,21 @@ static long long wait_file(const char *path, int ms)
 	return -1;
 }
 
+/* Waits up to @ms for @node to print @want for @cmd. */
+static int wait_output(int node, const char *cmd, const char *want, int ms,
+		       char *out, size_t len)
+{
+	long long end = now_ms() + ms;
+
+	do {
+		out[0] = '\0';
+		if (!run_on(node, cmd, out, len) && !strcmp(out, want))
+			return 0;
+		sleep_ms(100);
+	} while (now_ms() < end);
+	return -1;
+}
+
 /*
  * What the membership notifier chain told ics_test on nodes 1 and 2: the
  * node's changes in order, each once.  Node 2's view may change a moment
@@ -217,18 +232,10 @@ static void expect_events(struct __test_metadata *_metadata,
 	char out[4096];
 	int node;
 
-	for (node = 1; node <= 2; node++) {
-		long long end = now_ms() + 2000;
-
-		do {
-			out[0] = '\0';
-			if (!run_on(node, "cat " ICS_EVENTS, out, sizeof(out)) &&
-			    !strcmp(want, out))
-				break;
-			sleep_ms(100);
-		} while (now_ms() < end);
-		EXPECT_STREQ(want, out) TH_LOG("node %d's notifier events", node);
-	}
+	for (node = 1; node <= 2; node++)
+		EXPECT_EQ(0, wait_output(node, "cat " ICS_EVENTS, want, 2000,
+					 out, sizeof(out)))
+			TH_LOG("node %d's notifier events: %s", node, out);
 }
 
 /*
@@ -445,22 +452,6 @@ TEST_F_TIMEOUT(ics, a_link_that_drops_and_comes_back_loses_nothing, 300)
 	EXPECT_EQ(0, ics("echo 3 100 1"));
 	EXPECT_EQ(0, cluster_run(3, "echo 'echo 1 100 2' >" ICS_CALL, RUN_MS,
 				 NULL, 0));
-}
-
-/* Waits up to @ms for @node's agent to print @want for @cmd. */
-static int wait_output(int node, const char *cmd, const char *want, int ms,
-		       char *out, size_t len)
-{
-	long long end = now_ms() + ms;
-
-	do {
-		out[0] = '\0';
-		if (!cluster_run(node, cmd, RUN_MS, out, len) &&
-		    !strcmp(out, want))
-			return 0;
-		sleep_ms(200);
-	} while (now_ms() < end);
-	return -1;
 }
 
 /*
