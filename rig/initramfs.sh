@@ -28,8 +28,10 @@ ln -s ../proc/self/mounts etc/mtab
 for f in "$guest"/bin/*; do
 	install -s -m 0755 "$f" "bin/${f##*/}"
 done
-# onnode is also the relay the kernel starts for it (kernel/ssi/rexec.c).
+# onnode is also the relay the kernel starts for it (kernel/ssi/rexec.c),
+# and migrate the helper that moves a process (kernel/ssi/migrate.c).
 [ ! -e bin/onnode ] || ln -sf ../bin/onnode sbin/ssi-relay
+[ ! -e bin/migrate ] || ln -sf ../bin/migrate sbin/ssi-migrate
 # Debian's programs the guest runs (rig/guest-packages.txt), with the
 # shared libraries and the loader ldd finds for each, at the same paths.
 # A program replaces a busybox applet of the same path; a library already

@@ -1,0 +1,908 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Migration: a node number written to /proc/<pid>/goto, or migrate PID
+ * NODE (tools/migrate), moves a process and its children to the node
+ * under the same PID (kernel/ssi/migrate.c, criu run by the helper).
+ *
+ * The process moved is this program run as "--counter DIR [tcp]": it
+ * appends 0, 1, 2... to DIR/counter.txt on the shared file system and
+ * writes each number to a pipe, whose reader, its child, appends it to
+ * DIR/child.txt.  A move that lost or repeated anything shows as a gap
+ * or a repeat in either file.  With "tcp" it holds an established TCP
+ * connection, with "local" a file of its node's /tmp: neither can move.
+ */
+#include <arpa/inet.h>
+#include <pthread.h>
+#include <linux/sched.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+
+#include "fault.h"
+#include "kselftest_harness.h"
+#include "../cluster/cluster_test.h"
+
+#define GROW_MS		20000	/* for a file to grow by a few lines */
+
+/* The counter: never returns. */
+static int counter(const char *dir, int tcp)
+{
+	int p[2], fd, null, i;
+	FILE *f;
+
+	null = open("/dev/null", O_RDWR);
+	if (null < 0 || chdir(dir) || dup2(null, 0) < 0 || dup2(null, 1) < 0 ||
+	    dup2(null, 2) < 0 || pipe(p))
+		_exit(1);
+	if (tcp == 2 && open("/tmp/migrate-local", O_RDWR | O_CREAT, 0600) < 0)
+		_exit(2);
+	if (tcp == 1) {
+		/* An established TCP connection: what criu will not move. */
+		struct sockaddr_in a = { .sin_family = AF_INET };
+		socklen_t alen = sizeof(a);
+		int l = socket(AF_INET, SOCK_STREAM, 0);
+		int c = socket(AF_INET, SOCK_STREAM, 0);
+
+		a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		if (l < 0 || c < 0 || bind(l, (struct sockaddr *)&a, sizeof(a)) ||
+		    listen(l, 1) || getsockname(l, (struct sockaddr *)&a, &alen) ||
+		    connect(c, (struct sockaddr *)&a, sizeof(a)) ||
+		    accept(l, NULL, NULL) < 0)
+			_exit(2);
+	}
+	if (!fork()) {
+		close(p[1]);
+		f = fopen("child.txt", "a");
+		if (!f)
+			_exit(3);
+		setvbuf(f, NULL, _IONBF, 0);
+		while (read(p[0], &i, sizeof(i)) == sizeof(i))
+			fprintf(f, "%d\n", i);
+		_exit(0);
+	}
+	close(p[0]);
+	fd = open("counter.txt", O_WRONLY | O_CREAT | O_APPEND, 0644);
+	if (fd < 0)
+		_exit(4);
+	for (i = 0;; i++) {
+		dprintf(fd, "%d\n", i);
+		if (write(p[1], &i, sizeof(i)) != sizeof(i))
+			_exit(5);
+		usleep(20000);
+	}
+}
+
+/*
+ * Starts a counter in @dir, a daemon (init's child), as uid @uid, the
+ * leader of its own session if @leader (a shell's job to criu if not):
+ * its PID, or -1.
+ */
+static pid_t start_counter(const char *dir, uid_t uid, int tcp, int leader)
+{
+	int p[2], status;
+	pid_t pid = -1, mid;
+
+	if (pipe(p))
+		return -1;
+	mid = fork();
+	if (mid < 0)
+		return -1;
+	if (!mid) {
+		pid_t c;
+
+		close(p[0]);
+		/* Not a leader: its session's is this one, which goes. */
+		if ((!leader && setsid() < 0) ||
+		    (uid && (setresgid(uid, uid, uid) ||
+			     setresuid(uid, uid, uid))))
+			_exit(1);
+		c = fork();
+		if (!c) {
+			char *argv[] = { "/proc/self/exe", "--counter",
+					 (char *)dir, tcp == 1 ? "tcp" :
+					 tcp == 2 ? "local" : NULL, NULL };
+
+			close(p[1]);
+			if (leader && setsid() < 0)
+				_exit(126);
+			execv("/proc/self/exe", argv);
+			_exit(127);
+		}
+		_exit(write(p[1], &c, sizeof(c)) != sizeof(c));
+	}
+	close(p[1]);
+	if (read(p[0], &pid, sizeof(pid)) != sizeof(pid))
+		pid = -1;
+	close(p[0]);
+	waitpid(mid, &status, 0);
+	return pid;
+}
+
+/*
+ * The numbers in @path: how many, or -1 if one is not the one before
+ * plus one (from 0), its line in *@bad.  A last line without its newline
+ * is being written: it is not counted.
+ */
+static int sequence(const char *path, int *bad)
+{
+	FILE *f = fopen(path, "r");
+	char line[32], *end;
+	int n = 0;
+	long v;
+
+	*bad = -1;
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f) && strchr(line, '\n')) {
+		v = strtol(line, &end, 10);
+		if (end == line || *end != '\n' || v != n) {
+			*bad = n;
+			fclose(f);
+			return -1;
+		}
+		n++;
+	}
+	fclose(f);
+	return n;
+}
+
+/* Waits until @path holds more than @n numbers: how many, or -1. */
+static int grows_past(const char *path, int n)
+{
+	long long end = now_ms() + GROW_MS;
+	int got, bad;
+
+	do {
+		got = sequence(path, &bad);
+		if (got > n)
+			return got;
+		if (got < 0 && bad >= 0) {
+			printf("# %s: line %d is not %d\n", path, bad + 1, bad);
+			return -1;
+		}
+		sleep_ms(100);
+	} while (now_ms() < end);
+	printf("# %s: %d numbers after %d ms, not more than %d\n", path, got,
+	       GROW_MS, n);
+	return -1;
+}
+
+/*
+ * The node /proc/cluster/ps lists @pid on: 0 if none, -1 if unreadable,
+ * -2 if listed twice.
+ */
+static int where(pid_t pid)
+{
+	FILE *f = fopen(PS_FILE, "r");
+	char line[512];
+	int node, p, found = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%d %d", &node, &p) == 2 && p == pid)
+			found = found ? -2 : node;
+	fclose(f);
+	return found;
+}
+
+/* Its child: the first PID /proc says it has, here; 0 if none. */
+static pid_t child_of(pid_t pid)
+{
+	char path[64];
+	FILE *f;
+	pid_t c = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", pid, pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%d", &c) != 1)
+		c = 0;
+	fclose(f);
+	return c;
+}
+
+/* Writes @what to /proc/@pid/goto here: 0 or -errno. */
+static int goto_node(pid_t pid, const char *what)
+{
+	char path[64];
+	int fd, ret = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/goto", pid);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, what, strlen(what)) != (ssize_t)strlen(what))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* Kills @pid and its child on @node. */
+static void kill_on(int node, pid_t pid, pid_t child)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "kill -9 %d %d; true", pid, child);
+	run_on(node, cmd, NULL, 0);
+}
+
+FIXTURE(mig) {
+	char dir[128];
+	char counter[160], child[160];
+	pid_t pid, kid;
+	int node;
+};
+
+FIXTURE_SETUP(mig)
+{
+	snprintf(self->dir, sizeof(self->dir), "/cluster/mig.%d", getpid());
+	snprintf(self->counter, sizeof(self->counter), "%s/counter.txt",
+		 self->dir);
+	snprintf(self->child, sizeof(self->child), "%s/child.txt", self->dir);
+	ASSERT_EQ(0, mkdir(self->dir, 0777));
+	ASSERT_EQ(0, chmod(self->dir, 0777));
+	self->pid = -1;
+	self->kid = 0;
+	self->node = 1;
+}
+
+FIXTURE_TEARDOWN(mig)
+{
+	char cmd[256];
+
+	if (self->pid > 0)
+		kill_on(self->node, self->pid, self->kid);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", self->dir);
+	if (system(cmd))
+		TH_LOG("could not remove %s", self->dir);
+}
+
+/* Starts the fixture's counter as @uid; its child found. */
+static int fixture_counter(FIXTURE_DATA(mig) *self, uid_t uid, int tcp,
+			   int leader)
+{
+	long long end = now_ms() + 5000;
+
+	self->pid = start_counter(self->dir, uid, tcp, leader);
+	if (self->pid < 0)
+		return -1;
+	while (!(self->kid = child_of(self->pid)) && now_ms() < end)
+		sleep_ms(20);
+	return self->kid ? 0 : -1;
+}
+
+/*
+ * 1 -> 2 -> 3 -> 1, each time from the node the counter is on: the same
+ * PID, listed on the new node with its child, both files growing on
+ * with no number lost or repeated.
+ */
+TEST_F_TIMEOUT(mig, a_counter_goes_round_the_nodes_and_loses_nothing, 900)
+{
+	static const int route[] = { 2, 3, 1 };
+	char cmd[128];
+	int i, n, bad;
+
+	if (sizeof(long) != 8)
+		SKIP(return, "criu restores 64-bit programs here: the 64-bit run does it");
+	ASSERT_EQ(0, fixture_counter(self, 0, 0, 1));
+	n = grows_past(self->counter, 10);
+	ASSERT_LT(10, n);
+	for (i = 0; i < 3; i++) {
+		int to = route[i];
+
+		/* From the node it is on: its /proc/PID/goto is there. */
+		snprintf(cmd, sizeof(cmd), "%d", to);
+		if (self->node == 1) {
+			EXPECT_EQ(0, goto_node(self->pid, cmd));
+		} else {
+			snprintf(cmd, sizeof(cmd), "migrate %d %d", self->pid,
+				 to);
+			EXPECT_EQ(0, run_on(self->node, cmd, NULL, 0));
+		}
+		EXPECT_EQ(to, where(self->pid)) TH_LOG("move %d", i + 1);
+		EXPECT_EQ(to, where(self->kid));
+		self->node = to;
+		n = grows_past(self->counter, n + 10);
+		EXPECT_LT(0, n) TH_LOG("after the move to node %d", to);
+		if (n < 0)
+			break;
+	}
+	EXPECT_LT(0, grows_past(self->child, n / 2));
+	kill_on(self->node, self->pid, self->kid);
+	self->pid = -1;
+	sleep_ms(200);
+	n = sequence(self->counter, &bad);
+	EXPECT_LT(40, n) TH_LOG("counter.txt: line %d", bad);
+	n = sequence(self->child, &bad);
+	EXPECT_LT(40, n) TH_LOG("child.txt: line %d", bad);
+}
+
+/*
+ * A child of this process with PID @nr, which exits at once: 0, or
+ * -errno (EEXIST while some process, or a hold, has the number).
+ */
+static int fork_with_pid(pid_t nr)
+{
+	struct clone_args args = {
+		.exit_signal = SIGCHLD,
+		.set_tid = (unsigned long)&nr,
+		.set_tid_size = 1,
+	};
+	long c = syscall(SYS_clone3, &args, sizeof(args));
+
+	if (c < 0)
+		return -errno;
+	if (!c)
+		_exit(0);
+	waitpid(c, NULL, 0);
+	return 0;
+}
+
+/*
+ * Moved to node 2, the counter is still found by kill() from node 1, its
+ * origin, and from node 3, which ask node 2; node 1 gives nobody its PID
+ * until it ends there.
+ */
+TEST_F_TIMEOUT(mig, a_moved_process_is_found_by_kill_and_keeps_its_pid, 600)
+{
+	long long end;
+	char cmd[128];
+	int ret;
+
+	if (sizeof(long) != 8)
+		SKIP(return, "criu restores 64-bit programs here: the 64-bit run does it");
+	ASSERT_EQ(0, fixture_counter(self, 0, 0, 1));
+	ASSERT_EQ(0, goto_node(self->pid, "2"));
+	self->node = 2;
+	EXPECT_EQ(2, where(self->pid));
+	/* Not here: kill() asks node 2. */
+	EXPECT_EQ(0, kill(self->pid, 0));
+	snprintf(cmd, sizeof(cmd), "kill -0 %d", self->pid);
+	EXPECT_EQ(0, run_on(3, cmd, NULL, 0));
+	/* The originals here are gone: what holds the numbers is node 1. */
+	snprintf(cmd, sizeof(cmd), "/proc/%d", self->pid);
+	end = now_ms() + 5000;
+	while (!access(cmd, F_OK) && now_ms() < end)
+		sleep_ms(50);
+	EXPECT_NE(0, access(cmd, F_OK));
+	EXPECT_EQ(-EEXIST, fork_with_pid(self->pid));
+	EXPECT_EQ(-EEXIST, fork_with_pid(self->kid));
+
+	/* Killed from node 3, it ends on node 2: node 1 lets its PID go. */
+	snprintf(cmd, sizeof(cmd), "kill -9 %d", self->pid);
+	EXPECT_EQ(0, run_on(3, cmd, NULL, 0));
+	end = now_ms() + 10000;
+	while ((ret = fork_with_pid(self->pid)) == -EEXIST && now_ms() < end)
+		sleep_ms(100);
+	EXPECT_EQ(0, ret);
+	EXPECT_EQ(0, where(self->pid));
+	while ((ret = fork_with_pid(self->kid)) == -EEXIST && now_ms() < end)
+		sleep_ms(100);
+	EXPECT_EQ(0, ret);
+	EXPECT_EQ(-ESRCH, kill(self->pid, 0) ? -errno : 0);
+	self->pid = -1;
+}
+
+struct move {
+	pid_t pid;
+	int to;
+	int ret;
+};
+
+static void *move_thread(void *arg)
+{
+	struct move *m = arg;
+	char what[16];
+
+	snprintf(what, sizeof(what), "%d", m->to);
+	m->ret = goto_node(m->pid, what);
+	return NULL;
+}
+
+/*
+ * Node 3 killed once it has begun to restore the counter: the move
+ * fails, and the counter counts on here, nothing lost.  Node 3 boots
+ * again for the tests after.
+ */
+TEST_F_TIMEOUT(mig, a_move_to_a_node_that_dies_leaves_it_running_here, 900)
+{
+	struct move m = { .to = 3 };
+	struct view views[4];
+	char images[160];
+	pthread_t t;
+	struct stat st;
+	long long end;
+	int n, bad;
+
+	if (sizeof(long) != 8)
+		SKIP(return, "a reboot: the 64-bit run does it");
+	ASSERT_EQ(0, fixture_counter(self, 0, 0, 1));
+	n = grows_past(self->counter, 5);
+	ASSERT_LT(5, n);
+	m.pid = self->pid;
+	/* criu restore has begun on node 3: its log is there. */
+	snprintf(images, sizeof(images), "/cluster/.ssi-migrate/%d/restore.log",
+		 self->pid);
+	ASSERT_EQ(0, pthread_create(&t, NULL, move_thread, &m));
+	end = now_ms() + 60000;
+	while (stat(images, &st) && now_ms() < end)
+		sleep_ms(5);
+	EXPECT_EQ(0, cluster_ctl("kill 3"));
+	ASSERT_EQ(0, pthread_join(t, NULL));
+	TH_LOG("the move ended with %s", strerror(-m.ret));
+	EXPECT_TRUE(m.ret == -EHOSTDOWN || m.ret == -EIO);
+	EXPECT_EQ(1, where(self->pid));
+	EXPECT_LT(n, grows_past(self->counter, n + 10));
+	EXPECT_LT(0, sequence(self->counter, &bad)) TH_LOG("line %d", bad);
+
+	ASSERT_EQ(0, cluster_ctl("start 3"));
+	ASSERT_EQ(0, cluster_run(3, "true", BOOT_MS, NULL, 0));
+	EXPECT_NE(0, wait_agreement(0xe, 3, 20000, views));
+}
+
+/*
+ * uid 1000 moves its own process, and not root's: the write's errno, or
+ * the open's (a process's goto is its owner's, mode 0200).  With
+ * @root_opens, root opens the file and hands it to uid 1000.
+ */
+static int move_as_1000(pid_t pid, int node, int root_opens)
+{
+	char path[32], what[16];
+	int status, fd = -1;
+	pid_t c;
+
+	snprintf(path, sizeof(path), "/proc/%d/goto", pid);
+	snprintf(what, sizeof(what), "%d", node);
+	c = fork();
+	if (c < 0)
+		return -1;
+	if (!c) {
+		if (root_opens)
+			fd = open(path, O_WRONLY);
+		if (setresgid(1000, 1000, 1000) || setresuid(1000, 1000, 1000))
+			_exit(200);
+		if (!root_opens)
+			fd = open(path, O_WRONLY);
+		if (fd < 0)
+			_exit(errno);
+		_exit(write(fd, what, strlen(what)) < 0 ? errno : 0);
+	}
+	if (waitpid(c, &status, 0) != c || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/*
+ * As uid 1000: 0 if it may read /proc/@pid/environ (ptrace's read check),
+ * or the errno.
+ */
+static int environ_as_1000(pid_t pid)
+{
+	char path[32];
+	int status, fd;
+	pid_t c = fork();
+
+	if (c < 0)
+		return -1;
+	if (!c) {
+		if (setresgid(1000, 1000, 1000) || setresuid(1000, 1000, 1000))
+			_exit(200);
+		snprintf(path, sizeof(path), "/proc/%d/environ", pid);
+		fd = open(path, O_RDONLY);
+		_exit(fd < 0 ? errno : 0);
+	}
+	if (waitpid(c, &status, 0) != c || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/*
+ * A process of uid 1000, dumpable, a child of init leading its own
+ * session, with a child of root's: its PID, or -1.
+ */
+static pid_t start_parent_of_root(void)
+{
+	int p[2], status;
+	pid_t pid = -1, mid;
+
+	if (pipe(p))
+		return -1;
+	mid = fork();
+	if (!mid) {
+		pid_t c;
+
+		close(p[0]);
+		c = fork();
+		if (!c) {
+			int fd, null = open("/dev/null", O_RDWR);
+
+			/* Nothing criu would not dump: its files are null. */
+			for (fd = 0; fd < 1024; fd++)
+				if (fd != p[1] && fd != null)
+					close(fd);
+			if (null < 0 || dup2(null, 0) || dup2(null, 1) != 1 ||
+			    dup2(null, 2) != 2 || chdir("/") || setsid() < 0)
+				_exit(1);
+			if (!fork()) {
+				close(p[1]);
+				pause();
+				_exit(0);
+			}
+			c = getpid();
+			if (setresgid(1000, 1000, 1000) ||
+			    setresuid(1000, 1000, 1000) ||
+			    prctl(PR_SET_DUMPABLE, 1) ||
+			    write(p[1], &c, sizeof(c)) != sizeof(c))
+				_exit(1);
+			close(p[1]);
+			pause();
+			_exit(0);
+		}
+		_exit(c < 0);
+	}
+	close(p[1]);
+	if (mid > 0 && read(p[0], &pid, sizeof(pid)) != sizeof(pid))
+		pid = -1;
+	close(p[0]);
+	if (mid > 0)
+		waitpid(mid, &status, 0);
+	return pid;
+}
+
+/* The state letter of /proc/@pid/stat, or 0. */
+static char state_of(pid_t pid)
+{
+	char path[32], line[512], *paren;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	paren = fgets(line, sizeof(line), f) ? strrchr(line, ')') : NULL;
+	fclose(f);
+	return paren && paren[1] == ' ' ? paren[2] : 0;
+}
+
+TEST_F_TIMEOUT(mig, a_user_moves_its_own_process_only, 600)
+{
+	long long end;
+	pid_t pid, kid;
+
+	if (sizeof(long) != 8)
+		SKIP(return, "criu restores 64-bit programs here: the 64-bit run does it");
+	ASSERT_EQ(0, fixture_counter(self, 0, 0, 1));
+	EXPECT_EQ(EACCES, move_as_1000(self->pid, 2, 0));
+	EXPECT_EQ(EPERM, move_as_1000(self->pid, 2, 1));
+	EXPECT_EQ(1, where(self->pid));
+	kill_on(1, self->pid, self->kid);
+
+	/*
+	 * The user's process, which the user may ptrace; its child is
+	 * root's, which the helper finds once the tree is stopped.  Both
+	 * run on here.
+	 */
+	pid = start_parent_of_root();
+	ASSERT_LT(0, pid);
+	kid = 0;
+	for (end = now_ms() + 5000; !kid && now_ms() < end; sleep_ms(20))
+		kid = child_of(pid);
+	EXPECT_LT(0, kid);
+	EXPECT_EQ(0, environ_as_1000(pid));
+	EXPECT_EQ(EPERM, move_as_1000(pid, 2, 0));
+	EXPECT_EQ(1, where(pid));
+	EXPECT_EQ('S', state_of(pid));
+	EXPECT_EQ('S', state_of(kid));
+	kill(-pid, SIGKILL);
+
+	/* Its own directory; a job of a shell, not a session's leader. */
+	strcat(self->dir, "/u");
+	snprintf(self->counter, sizeof(self->counter), "%s/counter.txt",
+		 self->dir);
+	ASSERT_EQ(0, mkdir(self->dir, 0755));
+	ASSERT_EQ(0, chown(self->dir, 1000, 1000));
+	ASSERT_EQ(0, fixture_counter(self, 1000, 0, 0));
+	ASSERT_LT(3, grows_past(self->counter, 3));
+	EXPECT_EQ(0, move_as_1000(self->pid, 2, 0));
+	EXPECT_EQ(2, where(self->pid));
+	self->node = 2;
+	EXPECT_LT(0, grows_past(self->counter, grows_past(self->counter, 0) + 5));
+	*strrchr(self->dir, '/') = '\0';
+}
+
+/*
+ * The opener's check: uid 1000 opens the goto of a process of its own,
+ * which then becomes root's again (its saved uid); root writes through
+ * the file.  The write's errno, 0, or 200 and up if it got nowhere.
+ */
+static int goto_opened_by_1000(void)
+{
+	int go[2], ready[2], status, fd, ret = 200;
+	char path[32], b;
+	pid_t t, c;
+
+	if (pipe(go) || pipe(ready))
+		return 200;
+	t = fork();
+	if (!t) {
+		if (setresuid(1000, 1000, 0) || prctl(PR_SET_DUMPABLE, 1) ||
+		    write(ready[1], "x", 1) != 1 || read(go[0], &b, 1) != 1 ||
+		    setresuid(0, 0, 0) || write(ready[1], "x", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	if (t > 0 && read(ready[0], &b, 1) == 1) {
+		c = fork();
+		if (!c) {
+			snprintf(path, sizeof(path), "/proc/%d/goto", t);
+			if (setresuid(1000, 1000, 0))
+				_exit(201);
+			fd = open(path, O_WRONLY);
+			if (fd < 0 || setresuid(0, 0, 0) ||
+			    write(go[1], "x", 1) != 1 ||
+			    read(ready[0], &b, 1) != 1)
+				_exit(202);
+			_exit(write(fd, "2", 1) == 1 ? 0 : errno);
+		}
+		if (c > 0 && waitpid(c, &status, 0) == c && WIFEXITED(status))
+			ret = WEXITSTATUS(status);
+	}
+	if (t > 0) {
+		kill(t, SIGKILL);
+		waitpid(t, NULL, 0);
+	}
+	close(go[0]);
+	close(go[1]);
+	close(ready[0]);
+	close(ready[1]);
+	return ret;
+}
+
+/* /proc/PID/goto of a process that has exited: its write's errno. */
+static int goto_of_the_dead(void)
+{
+	char path[32];
+	int fd, ret;
+	pid_t c = fork();
+
+	if (c < 0)
+		return -1;
+	if (!c) {
+		pause();
+		_exit(0);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/goto", c);
+	fd = open(path, O_WRONLY);
+	kill(c, SIGKILL);
+	waitpid(c, NULL, 0);
+	if (fd < 0)
+		return -1;
+	ret = write(fd, "2", 1) < 0 ? errno : 0;
+	close(fd);
+	return ret;
+}
+
+/*
+ * The write's result for a child of the test's, which then goes.  It has
+ * nothing criu would refuse: its own session, no file, and "/" its
+ * working directory.
+ */
+static int goto_of_our_child(void)
+{
+	char cmd[64];
+	int p[2], ret, fd;
+	pid_t c;
+
+	if (pipe(p))
+		return -1;
+	c = fork();
+	if (c < 0)
+		return -1;
+	if (!c) {
+		for (fd = 0; fd < 1024; fd++)
+			if (fd != p[1])
+				close(fd);
+		if (chdir("/") || setsid() < 0 || close(p[1]))
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(p[1]);
+	/* its files are closed when the pipe's end is */
+	ret = read(p[0], cmd, 1) ? -1 : goto_node(c, "2");
+	close(p[0]);
+	kill(c, SIGKILL);
+	waitpid(c, NULL, 0);
+	/* Moved after all: the copy goes too. */
+	if (!ret) {
+		snprintf(cmd, sizeof(cmd), "kill -9 %d", c);
+		run_on(2, cmd, NULL, 0);
+	}
+	return ret;
+}
+
+/*
+ * Bad writes, and moves that cannot be: the process runs on where it
+ * was.  Then a second move of a process being moved.
+ */
+TEST_F_TIMEOUT(mig, bad_moves_fail_with_their_errno, 300)
+{
+	struct move m = { .to = 2 };
+	char self_goto[] = "2", images[64];
+	struct stat st;
+	long long end;
+	pthread_t t;
+
+	ASSERT_EQ(0, fixture_counter(self, 0, 0, 1));
+	EXPECT_EQ(-EINVAL, goto_node(self->pid, "two"));
+	EXPECT_EQ(-EINVAL, goto_node(self->pid, "0"));
+	EXPECT_EQ(-EINVAL, goto_node(self->pid, "64"));
+	EXPECT_EQ(-EINVAL, goto_node(self->pid, "4294967296"));
+	/* Node 9 is not in this cluster. */
+	EXPECT_EQ(-EHOSTDOWN, goto_node(self->pid, "9"));
+	/* Its own node: nothing to do. */
+	EXPECT_EQ(0, goto_node(self->pid, "1"));
+	EXPECT_EQ(-EINVAL, goto_node(1, "2"));
+	EXPECT_EQ(-EINVAL, goto_node(2, "2"));	/* kthreadd */
+	/* The writer would have to move too. */
+	EXPECT_EQ(-EDEADLK, goto_node(getpid(), self_goto));
+	/* The writer may, the one who opened the file may not. */
+	EXPECT_EQ(EPERM, goto_opened_by_1000());
+	EXPECT_EQ(ESRCH, goto_of_the_dead());
+	/* A child of ours: we would be left its zombie, holding its PID. */
+	EXPECT_EQ(-EOPNOTSUPP, goto_of_our_child());
+	EXPECT_EQ(1, where(self->pid));
+	EXPECT_LT(0, grows_past(self->counter, 5));
+
+	/* criu restores 64-bit programs here: the 64-bit run does the rest. */
+	if (sizeof(long) != 8)
+		return;
+	/* The helper's directory is there while the first move is on. */
+	m.pid = self->pid;
+	snprintf(images, sizeof(images), "/cluster/.ssi-migrate/%d", self->pid);
+	ASSERT_EQ(0, pthread_create(&t, NULL, move_thread, &m));
+	end = now_ms() + 60000;
+	while (stat(images, &st) && now_ms() < end)
+		sleep_ms(5);
+	EXPECT_EQ(-EBUSY, goto_node(self->pid, "3"));
+	ASSERT_EQ(0, pthread_join(t, NULL));
+	EXPECT_EQ(0, m.ret);
+	EXPECT_EQ(2, where(self->pid));
+	self->node = 2;
+}
+
+TEST_F_TIMEOUT(mig, a_process_with_a_tcp_connection_stays_and_runs_on, 600)
+{
+	char cmd[160], out[64];
+	int n;
+
+	if (sizeof(long) != 8)
+		SKIP(return, "criu dumps 64-bit programs here: the 64-bit run does it");
+	ASSERT_EQ(0, system("ip link set lo up"));
+	ASSERT_EQ(0, fixture_counter(self, 0, 1, 1));
+	n = grows_past(self->counter, 5);
+	ASSERT_LT(5, n);
+	EXPECT_EQ(-EOPNOTSUPP, goto_node(self->pid, "2"));
+	EXPECT_EQ(1, where(self->pid));
+	EXPECT_LT(n, grows_past(self->counter, n + 5));
+	/* For that reason, as the helper logged criu's words. */
+	snprintf(cmd, sizeof(cmd), "dmesg | grep -c 'ssi-migrate: %d to node 2: .*Connected TCP'",
+		 self->pid);
+	EXPECT_EQ(0, run_on(1, cmd, out, sizeof(out)));
+	EXPECT_STREQ("1\n", out);
+}
+
+/*
+ * A file of node 1's own (/tmp) open: node 2 would open another of that
+ * name.  Refused before any restore, and it runs on here.
+ */
+TEST_F_TIMEOUT(mig, a_process_with_a_file_of_its_node_stays_and_runs_on, 600)
+{
+	char cmd[160], out[64];
+	int n;
+
+	if (sizeof(long) != 8)
+		SKIP(return, "criu dumps 64-bit programs here: the 64-bit run does it");
+	ASSERT_EQ(0, fixture_counter(self, 0, 2, 1));
+	n = grows_past(self->counter, 5);
+	ASSERT_LT(5, n);
+	EXPECT_EQ(-EOPNOTSUPP, goto_node(self->pid, "2"));
+	EXPECT_EQ(1, where(self->pid));
+	EXPECT_LT(n, grows_past(self->counter, n + 5));
+	snprintf(cmd, sizeof(cmd), "dmesg | grep -c 'ssi-migrate: %d to node 2: %d.s fd/[0-9]* is this node.s own'",
+		 self->pid, self->pid);
+	EXPECT_EQ(0, run_on(1, cmd, out, sizeof(out)));
+	EXPECT_STREQ("1\n", out);
+}
+
+struct faulty_move {
+	FIXTURE_DATA(mig) *self;
+	int fd;		/* its counter's /proc/PID/goto */
+	int again;	/* counters started again */
+};
+
+static int open_goto(pid_t pid)
+{
+	char path[32];
+
+	snprintf(path, sizeof(path), "/proc/%d/goto", pid);
+	return open(path, O_WRONLY | O_CLOEXEC);
+}
+
+/*
+ * The write only: a failed allocation in the open's lookup of /proc/PID
+ * is ENOENT, as it is without this series.
+ */
+static int faulty_move_op(void *arg)
+{
+	struct faulty_move *fm = arg;
+
+	return write(fm->fd, "2", 1) == 1 ? 0 : -errno;
+}
+
+/*
+ * A write that failed left the counter running here.  One that worked
+ * despite its fault moved it: a new counter here is cheaper than a move
+ * back on the debug kernel.
+ */
+static int faulty_move_check(void *arg, int err)
+{
+	struct faulty_move *fm = arg;
+	FIXTURE_DATA(mig) *self = fm->self;
+	long long end = now_ms() + 20000;
+
+	if (err)
+		return where(self->pid) == 1 && !kill(self->pid, 0) ? 0 : -1;
+	close(fm->fd);
+	kill_on(2, self->pid, self->kid);
+	while (where(self->pid) && now_ms() < end)
+		sleep_ms(50);
+	if (where(self->pid) || unlink(self->counter) || unlink(self->child) ||
+	    fixture_counter(self, 0, 0, 1))
+		return -1;
+	fm->again++;
+	fm->fd = open_goto(self->pid);
+	return fm->fd < 0 ? -1 : 0;
+}
+
+/* Each allocation of the write fails in turn: ENOMEM, and no move. */
+TEST_F_TIMEOUT(mig, a_failed_allocation_leaves_the_process_here, 600)
+{
+	struct faulty_move fm = { .self = self };
+	struct fault_run run;
+	int ret, n, bad;
+
+	if (sizeof(long) != 8)
+		SKIP(return, "criu restores 64-bit programs here: the 64-bit run does it");
+	if (!fault_injection_available())
+		SKIP(return, "no fault injection in this kernel (std): the debug kernel runs it");
+	ASSERT_EQ(0, fault_injection_setup());
+	ASSERT_EQ(0, fixture_counter(self, 0, 0, 1));
+	n = grows_past(self->counter, 5);
+	ASSERT_LT(5, n);
+	fm.fd = open_goto(self->pid);
+	ASSERT_LE(0, fm.fd);
+	ret = fault_loop(faulty_move_op, faulty_move_check, &fm, 20, &run);
+	close(fm.fd);
+	EXPECT_EQ(0, fault_loop_report("a write to /proc/PID/goto", ret, &run));
+	TH_LOG("%d counters started again", fm.again);
+	n = sequence(self->counter, &bad);
+	EXPECT_LE(0, n) TH_LOG("line %d", bad);
+	EXPECT_EQ(2, where(self->pid));
+	self->node = 2;
+	EXPECT_LT(n, grows_past(self->counter, n + 5));
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 3 && !strcmp(argv[1], "--counter"))
+		return counter(argv[2], argc < 4 ? 0 :
+			       !strcmp(argv[3], "tcp") ? 1 : 2);
+	return test_harness_run(argc, argv);
+}

@@ -1,0 +1,579 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * migrate PID NODE: move process PID, with its children, to node NODE of
+ * the SSI cluster, under the same PID.  It writes NODE to
+ * /proc/PID/goto, which the kernel checks (Documentation/admin-guide/
+ * ssi.rst) before it runs this program again, as /sbin/ssi-migrate PID
+ * NODE OWNER, its usermode helper, as root.
+ *
+ * The helper moves the process with Debian's criu: it dumps the tree
+ * into a root-only directory of the cluster's shared file system with
+ * the tasks left stopped, checks that each task is OWNER's ("UID:GID",
+ * from the kernel; "-" when the writer has CAP_SYS_ADMIN), has node NODE
+ * restore it stopped (onnode NODE criu restore), checks its files there
+ * (migrate --verify), kills the tasks left here, then lets the restored
+ * ones run (migrate --resume).  If the dump fails, criu has resumed the
+ * tasks itself; if a later step fails, the helper resumes them with
+ * SIGCONT.  It tells each PID's origin, through /proc/cluster/moved,
+ * where its process lives: before the restore for a PID that goes back
+ * to its origin (which lets its number go), before the tasks here are
+ * killed for the others (which their origins hold).  It exits with 0, or
+ * with the errno the write returns: EPERM when a task is not OWNER's,
+ * EOPNOTSUPP when criu cannot dump the process, EHOSTDOWN when the node
+ * is down or went down, EIO when the restore failed on a live node.
+ * criu's error lines go to the kernel log.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define IMAGES		"/cluster/.ssi-migrate"
+#define NODES_FILE	"/proc/cluster/nodes"
+#define MOVED_FILE	"/proc/cluster/moved"
+#define PID_SHIFT	16	/* a PID's origin: the node of its range */
+#define SHARED		"/cluster"	/* the file system every node mounts */
+#define MAX_TASKS	4096
+
+static int parse_int(const char *s, int *v)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(s, &end, 10);
+	if (errno || end == s || *end || n < 1 || n > INT_MAX)
+		return -1;
+	*v = n;
+	return 0;
+}
+
+/* ----- the helper, as the kernel runs it ----- */
+
+/* Runs @argv with its output in @log (appended), input /dev/null. */
+static int run(char *const argv[], const char *log)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		int in = open("/dev/null", O_RDONLY);
+		int out = open(log, O_WRONLY | O_CREAT | O_APPEND, 0600);
+
+		if (in < 0 || out < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 ||
+		    dup2(out, 2) < 0)
+			_exit(127);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+/* Whether /proc/cluster/nodes says node @node is up. */
+static int node_up(int node)
+{
+	FILE *f = fopen(NODES_FILE, "r");
+	char line[256];
+	int n, up = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%d", &n) == 1 && n == node &&
+		    strstr(line, " up"))
+			up = 1;
+	fclose(f);
+	return up;
+}
+
+/*
+ * Whether node @node is down, or goes down within 5 s: a node that died
+ * is seen down after the link's tolerance (1.5 s by default).
+ */
+static int gone(int node)
+{
+	int i;
+
+	for (i = 0; i < 50; i++) {
+		if (!node_up(node))
+			return 1;
+		usleep(100000);
+	}
+	return 0;
+}
+
+/* Kills whatever of the tree node @node has. */
+static void kill_there(const pid_t *tasks, int n, int node, const char *dir)
+{
+	char cmd[128 + 12 * MAX_TASKS] = "for p in", log[PATH_MAX + 16];
+	char *const argv[] = { "onnode", (char [16]){ 0 }, "sh", "-c", cmd,
+			       NULL };
+	int i;
+
+	snprintf(argv[1], 16, "%d", node);
+	for (i = 0; i < n; i++)
+		snprintf(cmd + strlen(cmd), sizeof(cmd) - strlen(cmd), " %d",
+			 tasks[i]);
+	/*
+	 * Only the node's own: kill() of a PID it does not have would go
+	 * to the PID's origin, and reach the copy kept here.  And only
+	 * stopped, as criu leaves what it restored: a number that went
+	 * back to its origin may be a process of its own there now.
+	 */
+	strcat(cmd, "; do s=$(sed -n 's/.*) \\(.\\).*/\\1/p' /proc/$p/stat)"
+	       " && [ \"$s\" = T ] && kill -9 $p; done 2>/dev/null; true");
+	snprintf(log, sizeof(log), "%s/helper.log", dir);
+	run(argv, log);
+}
+
+/* This node's number, or 0. */
+static int self_node(void)
+{
+	FILE *f = fopen(NODES_FILE, "r");
+	char line[256];
+	int n = 0;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "self %d", &n) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return n;
+}
+
+/*
+ * Tells the origin of each of the @n PIDs in @tasks whose origin is
+ * (@home) or is not (!@home) @node that it lives on @to: 0, or the
+ * first errno.
+ */
+static int tell(const pid_t *tasks, int n, int node, int home, int to)
+{
+	char line[32];
+	int i, len, e = 0;
+
+	for (i = 0; i < n; i++) {
+		int fd;
+
+		if ((tasks[i] >> PID_SHIFT == node) != home)
+			continue;
+		len = snprintf(line, sizeof(line), "%d %d", tasks[i], to);
+		fd = open(MOVED_FILE, O_WRONLY);
+		if (fd < 0 || write(fd, line, len) != len)
+			e = e ? e : errno;
+		if (fd >= 0)
+			close(fd);
+	}
+	return e;
+}
+
+/* The threads of the @n processes in @tasks, from /proc: how many. */
+static int threads(const pid_t *tasks, int n, pid_t *tids)
+{
+	int i, m = 0;
+
+	for (i = 0; i < n; i++) {
+		char path[64];
+		struct dirent *d;
+		DIR *dir;
+
+		snprintf(path, sizeof(path), "/proc/%d/task", tasks[i]);
+		dir = opendir(path);
+		while (dir && (d = readdir(dir)) && m < MAX_TASKS) {
+			int tid = atoi(d->d_name);
+
+			if (tid > 0)
+				tids[m++] = tid;
+		}
+		if (dir)
+			closedir(dir);
+	}
+	return m;
+}
+
+/* The process @pid and its descendants, from /proc: how many. */
+static int tree(pid_t pid, pid_t *tasks, int n)
+{
+	char path[64];
+	struct dirent *d;
+	DIR *dir;
+
+	if (n >= MAX_TASKS)
+		return n;
+	tasks[n++] = pid;
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	dir = opendir(path);
+	if (!dir)
+		return n;
+	while ((d = readdir(dir))) {
+		char file[320];
+		FILE *f;
+		int child;
+
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(file, sizeof(file), "/proc/%d/task/%s/children", pid,
+			 d->d_name);
+		f = fopen(file, "r");
+		if (!f)
+			continue;
+		while (fscanf(f, "%d", &child) == 1)
+			n = tree(child, tasks, n);
+		fclose(f);
+	}
+	closedir(dir);
+	return n;
+}
+
+static void signal_tree(const pid_t *tasks, int n, int sig)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		kill(tasks[i], sig);
+}
+
+static void report_line(pid_t pid, int node, const char *line)
+{
+	FILE *k = fopen("/dev/kmsg", "w");
+
+	if (!k)
+		return;
+	fprintf(k, "ssi-migrate: %d to node %d: %s", pid, node, line);
+	fclose(k);
+}
+
+/* criu's error lines, at most 3, to the kernel log. */
+static void report(pid_t pid, int node, const char *log)
+{
+	FILE *f = fopen(log, "r");
+	char line[512];
+	int n = 0;
+
+	while (f && n < 3 && fgets(line, sizeof(line), f)) {
+		if (!strstr(line, "Error"))
+			continue;
+		report_line(pid, node, line);
+		n++;
+	}
+	if (f)
+		fclose(f);
+}
+
+/*
+ * Whether /proc/@pid/@what (cwd, fd/N) is a directory or regular file:
+ * 1 with its inode number in *@ino and whether it is on the shared file
+ * system in *@shared, 0 if it is something else, -1 if gone.
+ */
+static int file_of(pid_t pid, const char *what, unsigned long long *ino,
+		   int *shared)
+{
+	struct stat st, cluster;
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", pid, what);
+	/* 9p says the server's file system type: the mount's device tells. */
+	if (stat(path, &st) || stat(SHARED, &cluster))
+		return -1;
+	if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+		return 0;
+	*ino = st.st_ino;
+	*shared = st.st_dev == cluster.st_dev;
+	return 1;
+}
+
+/*
+ * Writes to @list each task of @tasks, and the inode of each file and
+ * directory it has open and of its working directory: those must be on
+ * the shared file system (a working directory of "/" excepted, the same
+ * on every node), where the node that restores them must find the same
+ * ones.  0, or EOPNOTSUPP with a line in the kernel log.
+ */
+static int record(const pid_t *tasks, int n, const char *list, int node)
+{
+	FILE *f = fopen(list, "w");
+	unsigned long long ino;
+	char what[32], line[128];
+	int i, shared, ret = 0;
+
+	if (!f)
+		return EIO;
+	for (i = 0; i < n && !ret; i++) {
+		struct dirent *d;
+		DIR *dir;
+
+		fprintf(f, "%d task\n", tasks[i]);
+		snprintf(what, sizeof(what), "/proc/%d/fd", tasks[i]);
+		dir = opendir(what);
+		strcpy(what, "cwd");
+		d = NULL;
+		do {
+			if (file_of(tasks[i], what, &ino, &shared) == 1) {
+				char link[8] = "";
+
+				if (!strcmp(what, "cwd")) {
+					snprintf(line, sizeof(line), "/proc/%d/cwd",
+						 tasks[i]);
+					if (readlink(line, link, sizeof(link)) == 1 &&
+					    link[0] == '/')
+						shared = 2;
+				}
+				if (!shared) {
+					snprintf(line, sizeof(line),
+						 "%d's %s is this node's own\n",
+						 tasks[i], what);
+					report_line(tasks[0], node, line);
+					ret = EOPNOTSUPP;
+				} else if (shared == 1) {
+					fprintf(f, "%d %s %llu\n", tasks[i], what,
+						ino);
+				}
+			}
+			d = dir ? readdir(dir) : NULL;
+			while (d && d->d_name[0] == '.')
+				d = readdir(dir);
+			if (d)
+				snprintf(what, sizeof(what), "fd/%d", atoi(d->d_name));
+		} while (d && !ret);
+		if (dir)
+			closedir(dir);
+	}
+	if (fclose(f) && !ret)
+		ret = EIO;
+	return ret;
+}
+
+/*
+ * migrate --verify LIST, on the node that restored the tasks of LIST,
+ * left stopped: each file, directory and working directory is the one
+ * recorded (0), or they are killed (1).  migrate --resume LIST: they run.
+ */
+static int verify(const char *list, int resume)
+{
+	static pid_t tasks[MAX_TASKS];
+	unsigned long long want, ino;
+	FILE *f = fopen(list, "r");
+	char what[32], word[32];
+	int i, n = 0, bad = !f, shared;
+	pid_t pid;
+
+	while (f && fscanf(f, "%d %31s", &pid, word) == 2) {
+		if (!strcmp(word, "task")) {
+			if (n < MAX_TASKS)
+				tasks[n++] = pid;
+			continue;
+		}
+		snprintf(what, sizeof(what), "%s", word);
+		if (fscanf(f, "%llu", &want) == 1 && resume)
+			continue;
+		if (resume || file_of(pid, what, &ino, &shared) != 1 ||
+		    !shared || ino != want) {
+			fprintf(stderr, "migrate: %d's %s is not the same\n",
+				pid, what);
+			bad = 1;
+		}
+	}
+	if (f)
+		fclose(f);
+	for (i = 0; i < n; i++)
+		if (bad || resume)
+			kill(tasks[i], bad ? SIGKILL : SIGCONT);
+	return bad;
+}
+
+/*
+ * With the tree stopped, so that it can neither change nor be another
+ * process under the same PID: whether each of its tasks is @owner's
+ * ("UID:GID", or "-" for anyone's) as ptrace would have it: every uid and
+ * gid @owner's, no capability, and dumpable (its /proc directory is its
+ * owner's then, root's if not).
+ */
+static int owned(const pid_t *tids, int m, const char *owner)
+{
+	unsigned int uid, gid, v[4];
+	unsigned long long caps;
+	char path[64], line[256];
+	struct stat st;
+	int i, ok;
+
+	if (!strcmp(owner, "-"))
+		return 1;
+	if (sscanf(owner, "%u:%u", &uid, &gid) != 2)
+		return 0;
+	for (i = 0; i < m; i++) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%d", tids[i]);
+		if (stat(path, &st) || st.st_uid != uid)
+			return 0;
+		snprintf(path, sizeof(path), "/proc/%d/status", tids[i]);
+		f = fopen(path, "r");
+		if (!f)
+			return 0;
+		ok = 0;
+		while (fgets(line, sizeof(line), f)) {
+			if (sscanf(line, "Uid: %u %u %u %u", &v[0], &v[1], &v[2],
+				   &v[3]) == 4)
+				ok |= (v[0] == uid && v[1] == uid && v[2] == uid &&
+				       v[3] == uid) << 0;
+			else if (sscanf(line, "Gid: %u %u %u %u", &v[0], &v[1],
+					&v[2], &v[3]) == 4)
+				ok |= (v[0] == gid && v[1] == gid && v[2] == gid &&
+				       v[3] == gid) << 1;
+			else if (sscanf(line, "CapPrm: %llx", &caps) == 1)
+				ok |= !caps << 2;
+		}
+		fclose(f);
+		if (ok != 7)
+			return 0;
+	}
+	return 1;
+}
+
+static void remove_dir(const char *dir)
+{
+	char *const argv[] = { "rm", "-rf", (char *)dir, NULL };
+
+	run(argv, "/dev/null");
+}
+
+static int helper(pid_t pid, int node, const char *owner)
+{
+	static pid_t tasks[MAX_TASKS], tids[MAX_TASKS];
+	char dir[PATH_MAX], log[PATH_MAX + 16], list[PATH_MAX + 16];
+	char p[16], nd[16];
+	/* A tree whose root leads no session is a shell's job to criu. */
+	char *job = getsid(pid) == pid ? NULL : "--shell-job";
+	char *const dump[] = {
+		"criu", "dump", "-t", p, "-D", dir, "--leave-stopped",
+		"-o", "dump.log", job, NULL,
+	};
+	char *const restore[] = {
+		"onnode", nd, "criu", "restore", "-D", dir,
+		"--restore-detached", "--leave-stopped", "-o", "restore.log",
+		job, NULL,
+	};
+	char *const check[] = {
+		"onnode", nd, "migrate", "--verify", list, NULL,
+	};
+	char *const resume[] = {
+		"onnode", nd, "migrate", "--resume", list, NULL,
+	};
+	struct stat st;
+	int n, m, e;
+
+	/* A usermode helper starts with no files: 0, 1 and 2 are ours. */
+	while ((e = open("/dev/null", O_RDWR)) >= 0 && e < 3)
+		;
+	if (e > 2)
+		close(e);
+	snprintf(p, sizeof(p), "%d", pid);
+	snprintf(nd, sizeof(nd), "%d", node);
+	umask(077);
+	/* Root's own directory: not one a user made, nor a link to one. */
+	if ((mkdir(IMAGES, 0700) && errno != EEXIST) || lstat(IMAGES, &st) ||
+	    !S_ISDIR(st.st_mode) || st.st_uid || chmod(IMAGES, 0700))
+		return EIO;
+	snprintf(dir, sizeof(dir), IMAGES "/%d", pid);
+	remove_dir(dir);
+	if (mkdir(dir, 0700))
+		return EIO;
+	snprintf(log, sizeof(log), "%s/helper.log", dir);
+	/* On failure criu leaves the tasks running, as they were. */
+	if (run(dump, log)) {
+		snprintf(log, sizeof(log), "%s/dump.log", dir);
+		report(pid, node, log);
+		remove_dir(dir);
+		return EOPNOTSUPP;
+	}
+	/* Stopped now: the tree cannot change under us. */
+	n = tree(pid, tasks, 0);
+	m = threads(tasks, n, tids);
+	snprintf(list, sizeof(list), "%s/files", dir);
+	e = owned(tids, m, owner) ? record(tasks, n, list, node) : EPERM;
+	if (e) {
+		signal_tree(tasks, n, SIGCONT);
+		remove_dir(dir);
+		return e;
+	}
+	e = EHOSTDOWN;
+	/* Numbers going back to their origin: it lets them go. */
+	if (node_up(node) && !tell(tids, m, node, 1, node)) {
+		snprintf(log, sizeof(log), "%s/helper.log", dir);
+		/*
+		 * Restored stopped, then let run only if each file is the
+		 * one it had here: a path changed meanwhile (a directory
+		 * swapped for a link) would have criu, as root, open
+		 * another.
+		 */
+		if (!run(restore, log) && !run(check, log)) {
+			/*
+			 * Where the others live, then their copies here go,
+			 * then the ones there run: never two at once, and a
+			 * signal sent meanwhile waits there.
+			 */
+			if (tell(tids, m, node, 0, node))
+				report_line(pid, node, "an origin was not told\n");
+			signal_tree(tasks, n, SIGKILL);
+			e = run(resume, log) ? gone(node) ? EHOSTDOWN : EIO : 0;
+			if (e)
+				report_line(pid, node, "not resumed there: lost\n");
+			remove_dir(dir);
+			return e;
+		}
+		snprintf(log, sizeof(log), "%s/restore.log", dir);
+		report(pid, node, log);
+		e = gone(node) ? EHOSTDOWN : EIO;
+		/* A restore that worked, its answer lost: not two of them. */
+		if (e == EIO)
+			kill_there(tids, m, node, dir);
+	}
+	/* Still here: node holds the numbers of its range again. */
+	if (tell(tids, m, node, 1, self_node()))
+		report_line(pid, node, "its origin was not told\n");
+	signal_tree(tasks, n, SIGCONT);
+	remove_dir(dir);
+	return e;
+}
+
+/* ----- migrate PID NODE ----- */
+
+int main(int argc, char **argv)
+{
+	const char *me = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+	char path[64], buf[16];
+	int pid, node, fd, len;
+
+	if (argc == 3 && !strcmp(argv[1], "--verify"))
+		return verify(argv[2], 0);
+	if (argc == 3 && !strcmp(argv[1], "--resume"))
+		return verify(argv[2], 1);
+	if (argc == 4 && !strcmp(me, "ssi-migrate") &&
+	    !parse_int(argv[1], &pid) && !parse_int(argv[2], &node))
+		return helper(pid, node, argv[3]);
+	if (argc != 3 || parse_int(argv[1], &pid) || parse_int(argv[2], &node) ||
+	    !strcmp(me, "ssi-migrate")) {
+		fprintf(stderr, "usage: %s PID NODE\n", me);
+		return 2;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/goto", pid);
+	len = snprintf(buf, sizeof(buf), "%d\n", node);
+	fd = open(path, O_WRONLY);
+	if (fd < 0 || write(fd, buf, len) != len) {
+		fprintf(stderr, "migrate: %d to node %d: %s\n", pid, node,
+			strerror(errno));
+		return 1;
+	}
+	close(fd);
+	return 0;
+}
