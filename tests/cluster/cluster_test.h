@@ -352,4 +352,23 @@ static inline int fail_times_left(int node)
 	return atoi(out);
 }
 
+/*
+ * The node /proc/cluster/ps lists @pid on: 0 if none, -1 if unreadable,
+ * -2 if listed twice.
+ */
+static inline int ps_node_of(pid_t pid)
+{
+	FILE *f = fopen(PS_FILE, "r");
+	char line[512];
+	int node, p, found = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%d %d", &node, &p) == 2 && p == pid)
+			found = found ? -2 : node;
+	fclose(f);
+	return found;
+}
+
 #endif /* CLUSTER_TEST_H */

@@ -356,39 +356,63 @@ static int record(const pid_t *tasks, int n, const char *list, int node)
 /*
  * migrate --verify LIST, on the node that restored the tasks of LIST,
  * left stopped: each file, directory and working directory is the one
- * recorded (0), or they are killed (1).  migrate --resume LIST: they run.
+ * recorded (0), or they are killed (1).  migrate --resume LIST: they run
+ * (0), or none was listed (1).
  */
 static int verify(const char *list, int resume)
 {
 	static pid_t tasks[MAX_TASKS];
 	unsigned long long want, ino;
 	FILE *f = fopen(list, "r");
-	char what[32], word[32];
-	int i, n = 0, bad = !f, shared;
-	pid_t pid;
+	char line[128], what[32];
+	int i, n = 0, bad = !f, shared, len;
+	long pid;
 
-	while (f && fscanf(f, "%d %31s", &pid, word) == 2) {
-		if (!strcmp(word, "task")) {
-			if (n < MAX_TASKS)
+	/*
+	 * A line that is not "PID task" or "PID WHAT INODE", a PID that is
+	 * not a process's, or more tasks than fit: the list is not the one
+	 * the helper wrote, and what it names cannot be trusted.
+	 */
+	while (f && fgets(line, sizeof(line), f)) {
+		len = 0;
+		if (sscanf(line, "%ld task %n", &pid, &len) == 1 && len &&
+		    !line[len]) {
+			if (pid <= 0 || pid > INT_MAX || n == MAX_TASKS)
+				bad = 1;
+			else
 				tasks[n++] = pid;
 			continue;
 		}
-		snprintf(what, sizeof(what), "%s", word);
-		if (fscanf(f, "%llu", &want) == 1 && resume)
+		len = 0;
+		if (sscanf(line, "%ld %31s %llu %n", &pid, what, &want,
+			   &len) != 3 || !len || line[len] || pid <= 0 ||
+		    pid > INT_MAX) {
+			fprintf(stderr, "migrate: %s: a bad line\n", list);
+			bad = 1;
 			continue;
-		if (resume || file_of(pid, what, &ino, &shared) != 1 ||
-		    !shared || ino != want) {
-			fprintf(stderr, "migrate: %d's %s is not the same\n",
+		}
+		if (resume)
+			continue;
+		if (file_of(pid, what, &ino, &shared) != 1 || !shared ||
+		    ino != want) {
+			fprintf(stderr, "migrate: %ld's %s is not the same\n",
 				pid, what);
 			bad = 1;
 		}
 	}
+	if (f && ferror(f))
+		bad = 1;
 	if (f)
 		fclose(f);
+	/*
+	 * Resumed whatever the list holds, which --verify read a moment
+	 * ago: their old selves are gone, and once they run they are not
+	 * lost.
+	 */
 	for (i = 0; i < n; i++)
 		if (bad || resume)
-			kill(tasks[i], bad ? SIGKILL : SIGCONT);
-	return bad;
+			kill(tasks[i], resume ? SIGCONT : SIGKILL);
+	return resume ? !n : bad;
 }
 
 /*
