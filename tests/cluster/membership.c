@@ -515,7 +515,7 @@ TEST_F_TIMEOUT(ics, bad_boot_parameters_are_refused_with_a_log_line, 600)
 
 /*
  * More cycles: kmemleak and lockdep look at every node at the end.  10
- * with the first test, 64-bit (5 on the debug kernel, where a boot of
+ * with the first test, 64-bit (3 on the debug kernel, where a boot of
  * node 3 takes four times as long); -m32's one, in the first test, covers
  * its own system calls (poll() and kill() of a node that died).
  */
@@ -523,7 +523,7 @@ TEST_F_TIMEOUT(ics, kill_and_boot_cycles, 3000)
 {
 	struct view views[NODES + 1];
 	unsigned long long epoch;
-	int i, cycles = rig_rounds(9, 4);
+	int i, cycles = rig_rounds(9, 2);
 
 	if (sizeof(long) != 8)
 		SKIP(return, "a reboot again: the 64-bit run does them");

@@ -576,7 +576,7 @@ TEST_F(stack, o_direct_as_the_lower_allows)
  * started with (64, fist_fuse_mount()), each looked up and kept in the
  * caches: the daemon holds a descriptor for each, and raises its limit.
  */
-TEST_F(stack, hundreds_of_files_stay_reachable)
+TEST_F_TIMEOUT(stack, hundreds_of_files_stay_reachable, 120)
 {
 	char name[32];
 	struct stat st;
