@@ -26,17 +26,19 @@
 
 #include "fault.h"
 #include "kselftest_harness.h"
+#include "orphan.h"
 #include "../cluster/cluster_test.h"
 
 #define GROW_MS		20000	/* for a file to grow by a few lines */
 #define MEM_WORDS	(16 << 20 >> 3)	/* "memory": 16 MiB it checks */
 /*
- * The 16 MiB process's moves: 100 took 15 minutes of the std boot's 20
- * under TCG (2026-12-07), so make test runs 24; build with -DMOVES=100
- * for the issue's count.
+ * The 16 MiB process's moves, as the issue asks (6 on the debug kernel):
+ * 24 took 80 s of the std boot on 2026-12-07, once the levelling tests
+ * before no longer left loops running on node 2 (before that, 100 took
+ * 15 minutes).
  */
 #ifndef MOVES
-#define MOVES		24
+#define MOVES		100
 #endif
 
 /* The memory of a "memory" counter: where the compiler keeps the writes. */
@@ -109,7 +111,7 @@ static int counter(const char *dir, int tcp)
 	}
 	for (i = 0;; i++) {
 		node = tcp == 3 ? node_self() : 0;
-		if (node != checked) {
+		if (node > 0 && node != checked) {
 			for (w = 0; w < MEM_WORDS; w++)
 				if (memory[w] != word(w))
 					_exit(7);
@@ -377,7 +379,7 @@ static int lines_and_last(const char *path, int *last)
  * no number is lost or repeated.
  */
 TEST_F_TIMEOUT(mig, a_16_mib_process_moves_back_and_forth_and_keeps_its_memory,
-	       1800)
+	       120 + MOVES * 30)
 {
 	int i, n, bad, last = 0, moves = rig_rounds(MOVES, 6);
 	char cmd[128], checks[200];
@@ -418,7 +420,9 @@ TEST_F_TIMEOUT(mig, a_16_mib_process_moves_back_and_forth_and_keeps_its_memory,
 	ASSERT_LE(0, n) TH_LOG("line %d", bad);
 	EXPECT_LT(n, grows_past(self->counter, n));
 	EXPECT_EQ(self->node, ps_node_of(self->kid));
-	EXPECT_LT(0, grows_past(self->child, 2));
+	n = sequence(self->child, &bad);
+	EXPECT_LE(0, n) TH_LOG("child.txt: line %d", bad);
+	EXPECT_LT(n, grows_past(self->child, n));
 }
 
 /*
@@ -503,10 +507,30 @@ static void *move_thread(void *arg)
 	return NULL;
 }
 
+/* The nodes /proc/cluster/load lists, as a mask of bits 1..3, or -errno. */
+static int load_nodes(void)
+{
+	char text[4096], *line, *save;
+	int ret = read_text("/proc/cluster/load", text, sizeof(text)), mask = 0;
+
+	if (ret < 0)
+		return ret;
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		int node;
+
+		if (sscanf(line, "%d ", &node) != 1 || node < 1 || node > 3 ||
+		    mask & 1 << node)
+			return -EPROTO;
+		mask |= 1 << node;
+	}
+	return mask;
+}
+
 /*
  * Node 3 killed once it has begun to restore the counter: the move
- * fails, and the counter counts on here, nothing lost.  Node 3 boots
- * again for the tests after.
+ * fails, and the counter counts on here, nothing lost; /proc/cluster/load
+ * leaves the dead node out.  Node 3 boots again for the tests after.
  */
 TEST_F_TIMEOUT(mig, a_move_to_a_node_that_dies_leaves_it_running_here, 900)
 {
@@ -538,6 +562,9 @@ TEST_F_TIMEOUT(mig, a_move_to_a_node_that_dies_leaves_it_running_here, 900)
 	EXPECT_EQ(1, ps_node_of(self->pid));
 	EXPECT_LT(n, grows_past(self->counter, n + 10));
 	EXPECT_LT(0, sequence(self->counter, &bad)) TH_LOG("line %d", bad);
+	/* A node that is down has no line in /proc/cluster/load. */
+	EXPECT_NE(0, wait_agreement(0x6, 3, 20000, views));
+	EXPECT_EQ(0x6, load_nodes());
 
 	ASSERT_EQ(0, cluster_ctl("start 3"));
 	ASSERT_EQ(0, cluster_run(3, "true", BOOT_MS, NULL, 0));
@@ -606,51 +633,21 @@ static int environ_as_1000(pid_t pid)
  */
 static pid_t start_parent_of_root(void)
 {
-	int p[2], status;
-	pid_t pid = -1, mid;
+	struct orphan o;
+	pid_t pid = start_orphan(&o);
 
-	if (pipe(p))
-		return -1;
-	mid = fork();
-	if (!mid) {
-		pid_t c;
-
-		close(p[0]);
-		c = fork();
-		if (!c) {
-			int fd, null = open("/dev/null", O_RDWR);
-
-			/* Nothing criu would not dump: its files are null. */
-			for (fd = 0; fd < 1024; fd++)
-				if (fd != p[1] && fd != null)
-					close(fd);
-			if (null < 0 || dup2(null, 0) || dup2(null, 1) != 1 ||
-			    dup2(null, 2) != 2 || chdir("/") || setsid() < 0)
-				_exit(1);
-			if (!fork()) {
-				close(p[1]);
-				pause();
-				_exit(0);
-			}
-			c = getpid();
-			if (setresgid(1000, 1000, 1000) ||
-			    setresuid(1000, 1000, 1000) ||
-			    prctl(PR_SET_DUMPABLE, 1) ||
-			    write(p[1], &c, sizeof(c)) != sizeof(c))
-				_exit(1);
-			close(p[1]);
-			pause();
-			_exit(0);
-		}
-		_exit(c < 0);
+	if (pid)
+		return pid;
+	if (!fork()) {
+		close(o.fd);
+		pause();
+		_exit(0);
 	}
-	close(p[1]);
-	if (mid > 0 && read(p[0], &pid, sizeof(pid)) != sizeof(pid))
-		pid = -1;
-	close(p[0]);
-	if (mid > 0)
-		waitpid(mid, &status, 0);
-	return pid;
+	if (setresgid(1000, 1000, 1000) || setresuid(1000, 1000, 1000) ||
+	    prctl(PR_SET_DUMPABLE, 1) || orphan_ready(&o))
+		_exit(1);
+	pause();
+	_exit(0);
 }
 
 /* The state letter of /proc/@pid/stat, or 0. */
@@ -967,10 +964,11 @@ static bool killed_within(pid_t pid, int ms)
 }
 
 /*
- * migrate --verify LIST, in a session of its own (a kill(0) would end it
- * alone): its exit status, or 128 + the signal that ended it.
+ * migrate --verify LIST or --resume LIST (@how), in a session of its own
+ * (a kill(0) would end it alone): its exit status, or 128 + the signal
+ * that ended it.
  */
-static int verify_list(const char *list)
+static int verify_list(const char *how, const char *list)
 {
 	pid_t pid = fork();
 	int status;
@@ -978,7 +976,7 @@ static int verify_list(const char *list)
 	if (!pid) {
 		if (setsid() < 0)
 			_exit(126);
-		execlp("migrate", "migrate", "--verify", list, (char *)NULL);
+		execlp("migrate", "migrate", how, list, (char *)NULL);
 		_exit(127);
 	}
 	if (pid < 0 || waitpid(pid, &status, 0) != pid)
@@ -987,22 +985,39 @@ static int verify_list(const char *list)
 	       128 + WTERMSIG(status);
 }
 
+/* @text into the file @path: 0, or -1. */
+static int put_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return -1;
+	fputs(text, f);
+	return fclose(f) ? -1 : 0;
+}
+
 /*
  * migrate --verify, which the helper runs on the node that restored a
- * tree: a list that matches the stopped tasks leaves them stopped (0);
- * a wrong inode, a line it cannot parse or a PID that is no process's
- * kills them (1), and nothing else.
+ * tree: a list that matches the stopped tasks leaves them stopped (0),
+ * and migrate --resume then lets them run (0, or 1 once they are gone);
+ * a wrong inode, a line it cannot parse, a PID that is no process's or
+ * a list cut short kills them (1), and nothing else.
  */
 TEST_F_TIMEOUT(mig, verify_passes_a_list_that_matches_and_kills_on_a_bad_one,
 	       120)
 {
 	static const char *const lists[] = {
-		"%d task\n%d cwd %llu\n",		/* good: first */
-		"%d task\n%d cwd %llu\n",		/* inode + 1 */
-		"%d task\n%d cwd\n",
-		"%d task\nx%d cwd %llu\n",
-		"%d task\n%d cwd %llu\n0 task\n",
-		"%d task\n%d cwd %llu junk\n",
+		"%d task\n%d cwd %llu\nend 2\n",	/* good: first */
+		"%d task\n%d cwd %llu\nend 2\n",	/* inode + 1 */
+		"%d task\n%d cwd\nend 2\n",
+		"%d task\nx%d cwd %llu\nend 2\n",
+		"%d task\n%d cwd %llu\n0 task\nend 3\n",
+		"%d task\n%d cwd %llu junk\nend 2\n",
+		"%d task\n+%d cwd %llu\nend 2\n",
+		"%d task\n%dcwd %llu\nend 2\n",
+		"%d task\n%d cwd %llu\n",		/* cut short */
+		"%d task\n%d cwd %llu\nend 1\n",
+		"%d task\n%d cwd %llu\nend 2\nend 2\n",
 	};
 	char list[200], text[200];
 	unsigned int i;
@@ -1012,21 +1027,25 @@ TEST_F_TIMEOUT(mig, verify_passes_a_list_that_matches_and_kills_on_a_bad_one,
 	ASSERT_EQ(0, stat(self->dir, &st));
 	for (i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
 		pid_t pid = stopped_in(self->dir);
-		FILE *f;
+		int ret;
 
 		ASSERT_LT(0, pid);
 		snprintf(text, sizeof(text), lists[i], pid, pid,
 			 (unsigned long long)st.st_ino + (i == 1));
-		f = fopen(list, "w");
-		ASSERT_NE(NULL, f);
-		fputs(text, f);
-		ASSERT_EQ(0, fclose(f));
-		EXPECT_EQ(i ? 1 : 0, verify_list(list))
+		ret = put_text(list, text);
+		if (ret)
+			killed_within(pid, 0);
+		ASSERT_EQ(0, ret);
+		EXPECT_EQ(i ? 1 : 0, verify_list("--verify", list))
 			TH_LOG("list %u:\n%s", i, text);
 		if (!i) {
 			/* Left as it was: stopped, for the helper to resume. */
 			EXPECT_EQ('T', state_of(pid));
+			EXPECT_EQ(0, verify_list("--resume", list));
+			EXPECT_NE('T', state_of(pid));
 			EXPECT_FALSE(killed_within(pid, 0));
+			/* Gone: its continuing fails. */
+			EXPECT_EQ(1, verify_list("--resume", list));
 		} else {
 			EXPECT_TRUE(killed_within(pid, 5000))
 				TH_LOG("list %u: the task was not killed", i);

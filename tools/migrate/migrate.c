@@ -304,7 +304,7 @@ static int record(const pid_t *tasks, int n, const char *list, int node)
 	FILE *f = fopen(list, "w");
 	unsigned long long ino;
 	char what[32], line[128];
-	int i, shared, ret = 0;
+	int i, shared, ret = 0, lines = 0;
 
 	if (!f)
 		return EIO;
@@ -313,6 +313,7 @@ static int record(const pid_t *tasks, int n, const char *list, int node)
 		DIR *dir;
 
 		fprintf(f, "%d task\n", tasks[i]);
+		lines++;
 		snprintf(what, sizeof(what), "/proc/%d/fd", tasks[i]);
 		dir = opendir(what);
 		strcpy(what, "cwd");
@@ -337,6 +338,7 @@ static int record(const pid_t *tasks, int n, const char *list, int node)
 				} else if (shared == 1) {
 					fprintf(f, "%d %s %llu\n", tasks[i], what,
 						ino);
+					lines++;
 				}
 			}
 			d = dir ? readdir(dir) : NULL;
@@ -348,60 +350,84 @@ static int record(const pid_t *tasks, int n, const char *list, int node)
 		if (dir)
 			closedir(dir);
 	}
+	/* The list is whole: --verify refuses one cut short. */
+	fprintf(f, "end %d\n", lines);
 	if (fclose(f) && !ret)
 		ret = EIO;
 	return ret;
 }
 
 /*
+ * The PID that starts @line, digits and a space, with *@rest after the
+ * space: the PID, or -1 for anything else ("+5 ", " 5 ", "5task").
+ */
+static long pid_at(const char *line, char **rest)
+{
+	long pid;
+
+	if (*line < '1' || *line > '9')
+		return -1;
+	errno = 0;
+	pid = strtol(line, rest, 10);
+	if (errno || pid > INT_MAX || **rest != ' ')
+		return -1;
+	++*rest;
+	return pid;
+}
+
+/*
  * migrate --verify LIST, on the node that restored the tasks of LIST,
  * left stopped: each file, directory and working directory is the one
  * recorded (0), or they are killed (1).  migrate --resume LIST: they run
- * (0), or none was listed (1).
+ * (0; one gone meanwhile, killed by its owner, is no failure), or none
+ * could be continued (1).
  */
 static int verify(const char *list, int resume)
 {
 	static pid_t tasks[MAX_TASKS];
 	unsigned long long want, ino;
 	FILE *f = fopen(list, "r");
-	char line[128], what[32];
-	int i, n = 0, bad = !f, shared, len;
+	int i, n = 0, bad = !f, shared, len, lines = 0, end = -1, ran = 0;
+	char line[128], what[32], *rest;
 	long pid;
 
 	/*
 	 * A line that is not "PID task" or "PID WHAT INODE", a PID that is
-	 * not a process's, or more tasks than fit: the list is not the one
-	 * the helper wrote, and what it names cannot be trusted.
+	 * not a process's, more tasks than fit, or no "end LINES" line
+	 * last: the list is not the one the helper wrote, and what it
+	 * names cannot be trusted.
 	 */
 	while (f && fgets(line, sizeof(line), f)) {
 		len = 0;
-		if (sscanf(line, "%ld task %n", &pid, &len) == 1 && len &&
-		    !line[len]) {
-			if (pid <= 0 || pid > INT_MAX || n == MAX_TASKS)
+		if (end < 0 && sscanf(line, "end %d%n", &end, &len) == 1 &&
+		    !strcmp(line + len, "\n") && end == lines)
+			continue;
+		if (end >= 0 || (pid = pid_at(line, &rest)) < 0) {
+			fprintf(stderr, "migrate: %s: a bad line\n", list);
+			bad = 1;
+		} else if (!strcmp(rest, "task\n")) {
+			if (n == MAX_TASKS)
 				bad = 1;
 			else
 				tasks[n++] = pid;
-			continue;
-		}
-		len = 0;
-		if (sscanf(line, "%ld %31s %llu %n", &pid, what, &want,
-			   &len) != 3 || !len || line[len] || pid <= 0 ||
-		    pid > INT_MAX) {
+		} else if (sscanf(rest, "%31s %llu%n", what, &want, &len) != 2 ||
+			   strcmp(rest + len, "\n")) {
 			fprintf(stderr, "migrate: %s: a bad line\n", list);
 			bad = 1;
-			continue;
-		}
-		if (resume)
-			continue;
-		if (file_of(pid, what, &ino, &shared) != 1 || !shared ||
-		    ino != want) {
+		} else if (!resume &&
+			   (file_of(pid, what, &ino, &shared) != 1 || !shared ||
+			    ino != want)) {
 			fprintf(stderr, "migrate: %ld's %s is not the same\n",
 				pid, what);
 			bad = 1;
 		}
+		lines++;
+		end = -1;
 	}
-	if (f && ferror(f))
+	if (!f || ferror(f) || end < 0) {
+		fprintf(stderr, "migrate: %s: not a whole list\n", list);
 		bad = 1;
+	}
 	if (f)
 		fclose(f);
 	/*
@@ -409,10 +435,15 @@ static int verify(const char *list, int resume)
 	 * ago: their old selves are gone, and once they run they are not
 	 * lost.
 	 */
-	for (i = 0; i < n; i++)
-		if (bad || resume)
-			kill(tasks[i], resume ? SIGCONT : SIGKILL);
-	return resume ? !n : bad;
+	for (i = 0; i < n; i++) {
+		if (!bad && !resume)
+			continue;
+		if (!kill(tasks[i], resume ? SIGCONT : SIGKILL))
+			ran++;
+		else if (resume && errno != ESRCH)
+			ran = -MAX_TASKS;
+	}
+	return resume ? ran <= 0 : bad;
 }
 
 /*

@@ -25,6 +25,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "orphan.h"
+
 #define RUNS	3
 #define DIR	"/cluster/downtime-bench"
 
@@ -52,42 +54,19 @@ static int cmp_d(const void *a, const void *b)
  */
 static pid_t start_sleeper(int mib)
 {
-	int p[2], status;
-	pid_t pid = -1, mid;
+	struct orphan o;
+	pid_t pid = start_orphan(&o);
 
-	if (pipe(p))
-		return -1;
-	mid = fork();
-	if (!mid) {
-		int fd, null;
-		char *mem;
-
-		if (fork())
-			_exit(0);
-		null = open("/dev/null", O_RDWR);
-		mem = malloc((size_t)mib << 20);
-		for (fd = 0; fd < 1024; fd++)
-			if (fd != p[1] && fd != null)
-				close(fd);
-		if (!mem || null < 0 || dup2(null, 0) || dup2(null, 1) != 1 ||
-		    dup2(null, 2) != 2 || chdir("/") || setsid() < 0)
-			_exit(1);
-		kept = mem;
-		memset(kept, 0x5a, (size_t)mib << 20);
-		pid = getpid();
-		if (write(p[1], &pid, sizeof(pid)) != sizeof(pid))
-			_exit(1);
-		close(p[1]);
-		for (;;)
-			pause();
-	}
-	close(p[1]);
-	if (mid < 0 || read(p[0], &pid, sizeof(pid)) != sizeof(pid))
-		pid = -1;
-	close(p[0]);
-	if (mid > 0)
-		waitpid(mid, &status, 0);
-	return pid;
+	if (pid)
+		return pid;
+	kept = malloc((size_t)mib << 20);
+	if (!kept)
+		_exit(1);
+	memset(kept, 0x5a, (size_t)mib << 20);
+	if (orphan_ready(&o))
+		_exit(1);
+	for (;;)
+		pause();
 }
 
 /* Runs @cmd with sh: 0 if it exited 0. */
