@@ -11,9 +11,11 @@
  * by writing that node to /proc/PID/goto.  Its rules:
  *
  *  - This node's load is the least of its last four samples (SAMPLES),
- *    and at most its CPU-bound processes' count, so that a task runnable
- *    for a while that uses no CPU of note (a kernel thread after a
- *    restore, on a slow node) does not make it shed.  Another node's load
+ *    and at most the count of its processes that used at least half
+ *    their share of the CPUs in the last period (kernel threads not
+ *    counted; a process counts once, whatever its threads), so that a
+ *    task runnable for a while that uses no CPU of note (a kernel
+ *    thread after a restore, on a slow node) does not make it shed.  Another node's load
  *    is the most of its last two samples: a target is not taken for
  *    idler than it is.
  *  - It sheds only when its load is above its CPUs.
@@ -23,14 +25,15 @@
  *    descendants: it weighs as many CPU-bound processes as its tree has.
  *  - It moves a tree only if the target, with that weight, would have
  *    no more runnable tasks per CPU than this node would have without
- *    it: with the loads as sampled, the way back cannot look better.  Among equal targets
- *    it picks at random, so that nodes shedding at once spread.
+ *    it: with the loads as sampled, the way back cannot look better.
+ *    Among equal targets it picks at random, so that nodes shedding at
+ *    once spread.
  *  - One move a period; after it, all samples start again.  A process
  *    must have run here for MIN_AGE periods (a move restarts its clock).
  *    One whose move failed is left alone for REFUSED_S seconds, or for
  *    good when it cannot move (EOPNOTSUPP, EPERM, EINVAL).
  *  - Only users' trees move (every uid of every process in it other
- *    than root's), unless -a.
+ *    than root's when it was scanned), unless -a.
  *
  * Each move is a line on stdout: "moved PID to NODE" with the loads, or
  * with -n, "would move PID to NODE", and nothing moves.  With -v, each
