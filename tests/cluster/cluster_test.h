@@ -23,6 +23,7 @@
 
 #define NODES_FILE	"/proc/cluster/nodes"
 #define PS_FILE		"/proc/cluster/ps"
+#define LOAD_FILE	"/proc/cluster/load"
 #define ICS_CALL	"/sys/kernel/debug/ics_test/call"
 #define ICS_STATS	"/sys/kernel/debug/ics_test/stats"
 #define ICS_TIMES	"/sys/kernel/debug/ics_test/times"
@@ -369,6 +370,47 @@ static inline int ps_node_of(pid_t pid)
 			found = found ? -2 : node;
 	fclose(f);
 	return found;
+}
+
+struct load {
+	int cpus, run;
+	char avg[48];			/* "L1 L5 L15" as printed */
+};
+
+/*
+ * /proc/cluster/load into @l, MAX_NODE + 1 of them indexed by node (a
+ * node not listed has 0 CPUs): the nodes listed, or -errno; -EPROTO for
+ * a line that is not "NODE CPUS RUN L1 L5 L15", a node listed twice or
+ * one without a CPU.
+ */
+static inline int read_load(struct load *l)
+{
+	char text[4096], *line, *save;
+	int ret = read_text(LOAD_FILE, text, sizeof(text)), n = 0;
+	unsigned long long seen = 0;
+
+	if (ret < 0)
+		return ret;
+	memset(l, 0, sizeof(*l) * (MAX_NODE + 1));
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		unsigned int a[8];
+		int node, len = 0;
+
+		if (sscanf(line, "%d %d %d %u.%2u %u.%2u %u.%2u%n", &node,
+			   &a[0], &a[1], &a[2], &a[3], &a[4], &a[5], &a[6],
+			   &a[7], &len) != 9 || line[len] || node < 1 ||
+		    node > MAX_NODE || seen & 1ULL << node || a[0] < 1)
+			return -EPROTO;
+		seen |= 1ULL << node;
+		l[node].cpus = a[0];
+		l[node].run = a[1];
+		snprintf(l[node].avg, sizeof(l[node].avg), "%s",
+			 strchr(strchr(strchr(line, ' ') + 1, ' ') + 1, ' ') +
+			 1);
+		n++;
+	}
+	return n;
 }
 
 #endif /* CLUSTER_TEST_H */

@@ -21,7 +21,6 @@
 #include "orphan.h"
 #include "../cluster/cluster_test.h"
 
-#define LOAD_FILE	"/proc/cluster/load"
 #define MAX_SPIN	8
 /*
  * Root's spinners on node 2: shell loops, each echoing its PID (setsid
@@ -30,45 +29,6 @@
 #define LOOP		"ulimit -t 600; while :; do :; done"
 #define LOOPS		"cd / && for i in $(seq %d); do setsid sh -c '" LOOP \
 			"' </dev/null >/dev/null 2>&1 & echo $!; done"
-
-struct load {
-	int cpus, run;
-	char avg[48];			/* "L1 L5 L15" as printed */
-};
-
-/*
- * /proc/cluster/load into @l, indexed by node: the nodes listed, or
- * -errno; -EPROTO for a line that is not "NODE CPUS RUN L1 L5 L15".
- */
-static int read_load(struct load *l)
-{
-	char text[4096], *line, *save;
-	int ret = read_text(LOAD_FILE, text, sizeof(text)), n = 0;
-	unsigned long long seen = 0;
-
-	if (ret < 0)
-		return ret;
-	memset(l, 0, sizeof(*l) * (MAX_NODE + 1));
-	for (line = strtok_r(text, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		unsigned int a[8];
-		int node, len = 0;
-
-		if (sscanf(line, "%d %d %d %u.%2u %u.%2u %u.%2u%n", &node,
-			   &a[0], &a[1], &a[2], &a[3], &a[4], &a[5], &a[6],
-			   &a[7], &len) != 9 || line[len] || node < 1 ||
-		    node > MAX_NODE || seen & 1ULL << node)
-			return -EPROTO;
-		seen |= 1ULL << node;
-		l[node].cpus = a[0];
-		l[node].run = a[1];
-		snprintf(l[node].avg, sizeof(l[node].avg), "%s",
-			 strchr(strchr(strchr(line, ' ') + 1, ' ') + 1, ' ') +
-			 1);
-		n++;
-	}
-	return n;
-}
 
 /* The spinner: never returns. */
 static int spin(void)

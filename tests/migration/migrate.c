@@ -522,17 +522,15 @@ static void *move_thread(void *arg)
 /* The nodes /proc/cluster/load lists, as a mask of bits 1..3, or -errno. */
 static int load_nodes(void)
 {
-	char text[4096], *line, *save;
-	int ret = read_text("/proc/cluster/load", text, sizeof(text)), mask = 0;
+	struct load l[MAX_NODE + 1];
+	int ret = read_load(l), mask = 0, node;
 
 	if (ret < 0)
 		return ret;
-	for (line = strtok_r(text, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		int node;
-
-		if (sscanf(line, "%d ", &node) != 1 || node < 1 || node > 3 ||
-		    mask & 1 << node)
+	for (node = 1; node <= MAX_NODE; node++) {
+		if (!l[node].cpus)
+			continue;
+		if (node > 3)
 			return -EPROTO;
 		mask |= 1 << node;
 	}

@@ -15,9 +15,11 @@
  *    their share of the CPUs in the last period (kernel threads not
  *    counted; a process counts once, whatever its threads), so that a
  *    task runnable for a while that uses no CPU of note (a kernel
- *    thread after a restore, on a slow node) does not make it shed.  Another node's load
- *    is the most of its last two samples: a target is not taken for
- *    idler than it is.
+ *    thread after a restore, on a slow node) does not make it shed.
+ *    Another node's load is the second highest of its last four samples: a target is not
+ *    taken for idler than it is, nor for busier after one sample that
+ *    caught a task runnable for a moment (two nodes idle but for that
+ *    would tie, and a random pick among them make more moves).
  *  - It sheds only when its load is above its CPUs.
  *  - A process is CPU-bound when it used at least half its share of the
  *    CPUs (CPUs / load) in each of the last two periods.  What moves is
@@ -148,20 +150,26 @@ static int sample_load(void)
 
 /*
  * This node's steady load, the least of its samples, or another node's,
- * the most of its last two: -1 while it has too few samples.
+ * the second highest: -1 while it has too few samples.
  */
 static int steady(int n)
 {
-	int i, load;
+	int i, load = nodes[n].run[0], top = -1;
 
 	if (nodes[n].samples < SAMPLES)
 		return -1;
-	load = nodes[n].run[0];
-	if (n != self)
-		return nodes[n].run[1] > load ? nodes[n].run[1] : load;
-	for (i = 1; i < SAMPLES; i++)
-		if (nodes[n].run[i] < load)
-			load = nodes[n].run[i];
+	for (i = 0; i < SAMPLES; i++) {
+		int run = nodes[n].run[i];
+
+		if (n == self) {
+			load = run < load ? run : load;
+		} else if (run > top) {
+			load = top;
+			top = run;
+		} else if (run > load) {
+			load = run;
+		}
+	}
 	return load;
 }
 
@@ -498,12 +506,13 @@ int main(int argc, char **argv)
 		int bound, load;
 
 		nanosleep(&nap, NULL);
-		now = now_s(CLOCK_MONOTONIC);
 		if (sample_load()) {
 			fprintf(stderr, "balance: %s: %s\n", LOAD_FILE,
 				strerror(errno));
 			continue;
 		}
+		/* After the sample, which waits for the other nodes. */
+		now = now_s(CLOCK_MONOTONIC);
 		/* A process's fair share of a CPU, on this node's load now. */
 		load = nodes[self].samples ? nodes[self].run[0] : 0;
 		share = load > nodes[self].cpus ?
