@@ -11,17 +11,22 @@
  * the tasks left stopped, checks that each task is OWNER's ("UID:GID",
  * from the kernel; "-" when the writer has CAP_SYS_ADMIN), has node NODE
  * restore it stopped (onnode NODE criu restore), checks its files there
- * (migrate --verify), kills the tasks left here, then lets the restored
- * ones run (migrate --resume).  If the dump fails, criu has resumed the
- * tasks itself; if a later step fails, the helper resumes them with
- * SIGCONT.  It tells each PID's origin, through /proc/cluster/moved,
- * where its process lives: before the restore for a PID that goes back
- * to its origin (which lets its number go), before the tasks here are
- * killed for the others (which their origins hold).  It exits with 0, or
- * with the errno the write returns: EPERM when a task is not OWNER's,
- * EOPNOTSUPP when criu cannot dump the process, EHOSTDOWN when the node
- * is down or went down, EIO when the restore failed on a live node.
- * criu's error lines go to the kernel log.
+ * (migrate --verify), lets the restored ones run (migrate --resume), and
+ * only then kills the tasks left here, stopped till then.  If the dump
+ * fails, criu has resumed the tasks itself; if a later step fails before
+ * the restored ones run, the helper kills what the node restored and
+ * resumes the tasks here with SIGCONT: a node that dies during a move
+ * loses nothing.  It tells each PID's origin, through
+ * /proc/cluster/moved, where its process lives: before the restore for a
+ * PID that goes back to its origin (which lets its number go), before the
+ * restored ones run for the others (which their origins hold); an origin
+ * that cannot be told fails the move.  It exits with 0, or with the errno
+ * the write returns: EPERM when a task is not OWNER's, EOPNOTSUPP when
+ * criu cannot dump the process or it holds what cannot move (a file or
+ * device of this node, more than MAX_TASKS tasks), EHOSTDOWN when the
+ * node is down or went down, EIO when the restore failed on a live node
+ * or an origin could not be told.  criu's error lines go to the kernel
+ * log.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -32,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -40,7 +46,9 @@
 #define MOVED_FILE	"/proc/cluster/moved"
 #define PID_SHIFT	16	/* a PID's origin: the node of its range */
 #define SHARED		"/cluster"	/* the file system every node mounts */
-#define MAX_TASKS	4096
+/* Tasks (threads) a tree may have: more are refused, EOPNOTSUPP. */
+#define MAX_TASKS	1024
+#define RESUME_TRIES	2
 
 static int parse_int(const char *s, int *v)
 {
@@ -177,22 +185,29 @@ static int tell(const pid_t *tasks, int n, int node, int home, int to)
 	return e;
 }
 
-/* The threads of the @n processes in @tasks, from /proc: how many. */
+/*
+ * The threads of the @n processes in @tasks, from /proc: how many, or -1
+ * if there are more than MAX_TASKS.
+ */
 static int threads(const pid_t *tasks, int n, pid_t *tids)
 {
 	int i, m = 0;
 
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n && m >= 0; i++) {
 		char path[64];
 		struct dirent *d;
 		DIR *dir;
 
 		snprintf(path, sizeof(path), "/proc/%d/task", tasks[i]);
 		dir = opendir(path);
-		while (dir && (d = readdir(dir)) && m < MAX_TASKS) {
+		while (dir && m >= 0 && (d = readdir(dir))) {
 			int tid = atoi(d->d_name);
 
-			if (tid > 0)
+			if (tid <= 0)
+				continue;
+			if (m == MAX_TASKS)
+				m = -1;
+			else
 				tids[m++] = tid;
 		}
 		if (dir)
@@ -201,21 +216,28 @@ static int threads(const pid_t *tasks, int n, pid_t *tids)
 	return m;
 }
 
-/* The process @pid and its descendants, from /proc: how many. */
-static int tree(pid_t pid, pid_t *tasks, int n)
+/*
+ * The process @pid and its descendants, from /proc, after the @n already
+ * in @tasks: how many then, or -1 past MAX_TASKS.  With @tasks NULL, each
+ * is sent @sig instead, however many they are.
+ */
+static int tree(pid_t pid, pid_t *tasks, int n, int sig)
 {
 	char path[64];
 	struct dirent *d;
 	DIR *dir;
 
-	if (n >= MAX_TASKS)
-		return n;
-	tasks[n++] = pid;
+	if (!tasks)
+		kill(pid, sig);
+	else if (n == MAX_TASKS)
+		return -1;
+	else
+		tasks[n++] = pid;
 	snprintf(path, sizeof(path), "/proc/%d/task", pid);
 	dir = opendir(path);
 	if (!dir)
 		return n;
-	while ((d = readdir(dir))) {
+	while (n >= 0 && (d = readdir(dir))) {
 		char file[320];
 		FILE *f;
 		int child;
@@ -227,8 +249,8 @@ static int tree(pid_t pid, pid_t *tasks, int n)
 		f = fopen(file, "r");
 		if (!f)
 			continue;
-		while (fscanf(f, "%d", &child) == 1)
-			n = tree(child, tasks, n);
+		while (n >= 0 && fscanf(f, "%d", &child) == 1)
+			n = tree(child, tasks, n, sig);
 		fclose(f);
 	}
 	closedir(dir);
@@ -271,9 +293,23 @@ static void report(pid_t pid, int node, const char *log)
 }
 
 /*
- * Whether /proc/@pid/@what (cwd, fd/N) is a directory or regular file:
- * 1 with its inode number in *@ino and whether it is on the shared file
- * system in *@shared, 0 if it is something else, -1 if gone.
+ * Whether a character device is the same on every node: mem's null,
+ * zero, full, random and urandom.
+ */
+static int same_everywhere(dev_t rdev)
+{
+	unsigned int m = minor(rdev);
+
+	return major(rdev) == 1 &&
+	       (m == 3 || m == 5 || m == 7 || m == 8 || m == 9);
+}
+
+/*
+ * Whether /proc/@pid/@what (cwd, fd/N) is a directory, regular file or
+ * device: 1 with its inode number in *@ino and whether it is on the
+ * shared file system in *@shared (never, for a device: it is this
+ * node's), 0 if it is something else or a device the same on every
+ * node, -1 if gone.
  */
 static int file_of(pid_t pid, const char *what, unsigned long long *ino,
 		   int *shared)
@@ -285,10 +321,13 @@ static int file_of(pid_t pid, const char *what, unsigned long long *ino,
 	/* 9p says the server's file system type: the mount's device tells. */
 	if (stat(path, &st) || stat(SHARED, &cluster))
 		return -1;
-	if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+	if ((S_ISCHR(st.st_mode) && same_everywhere(st.st_rdev)) ||
+	    (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode) &&
+	     !S_ISCHR(st.st_mode) && !S_ISBLK(st.st_mode)))
 		return 0;
 	*ino = st.st_ino;
-	*shared = st.st_dev == cluster.st_dev;
+	*shared = (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) &&
+		  st.st_dev == cluster.st_dev;
 	return 1;
 }
 
@@ -297,7 +336,8 @@ static int file_of(pid_t pid, const char *what, unsigned long long *ino,
  * directory it has open and of its working directory: those must be on
  * the shared file system (a working directory of "/" excepted, the same
  * on every node), where the node that restores them must find the same
- * ones.  0, or EOPNOTSUPP with a line in the kernel log.
+ * ones.  A device open is refused, unless it is one the same on every
+ * node (/dev/null...).  0, or EOPNOTSUPP with a line in the kernel log.
  */
 static int record(const pid_t *tasks, int n, const char *list, int node)
 {
@@ -525,7 +565,7 @@ static int helper(pid_t pid, int node, const char *owner)
 		"onnode", nd, "migrate", "--resume", list, NULL,
 	};
 	struct stat st;
-	int n, m, e;
+	int n, m, e, try = 0, told = 0;
 
 	/* A usermode helper starts with no files: 0, 1 and 2 are ours. */
 	while ((e = open("/dev/null", O_RDWR)) >= 0 && e < 3)
@@ -552,9 +592,17 @@ static int helper(pid_t pid, int node, const char *owner)
 		return EOPNOTSUPP;
 	}
 	/* Stopped now: the tree cannot change under us. */
-	n = tree(pid, tasks, 0);
-	m = threads(tasks, n, tids);
+	n = tree(pid, tasks, 0, 0);
+	m = n < 0 ? -1 : threads(tasks, n, tids);
 	snprintf(list, sizeof(list), "%s/files", dir);
+	if (m < 0) {
+		snprintf(log, sizeof(log), "more than %d tasks\n", MAX_TASKS);
+		report_line(pid, node, log);
+		/* The list is not whole: each of the tree, however many. */
+		tree(pid, NULL, 0, SIGCONT);
+		remove_dir(dir);
+		return EOPNOTSUPP;
+	}
 	e = owned(tids, m, owner) ? record(tasks, n, list, node) : EPERM;
 	if (e) {
 		signal_tree(tasks, n, SIGCONT);
@@ -573,28 +621,41 @@ static int helper(pid_t pid, int node, const char *owner)
 		 */
 		if (!run(restore, log) && !run(check, log)) {
 			/*
-			 * Where the others live, then their copies here go,
-			 * then the ones there run: never two at once, and a
-			 * signal sent meanwhile waits there.
+			 * Where the others live; then the ones there run, and
+			 * only then do the ones here go, stopped till then: a
+			 * signal sent meanwhile goes there, and if node dies
+			 * before they run there, they go on here, nothing
+			 * lost.  An origin not told would let its number go:
+			 * no move then.
 			 */
-			if (tell(tids, m, node, 0, node))
-				report_line(pid, node, "an origin was not told\n");
-			signal_tree(tasks, n, SIGKILL);
-			e = run(resume, log) ? gone(node) ? EHOSTDOWN : EIO : 0;
+			told = 1;
+			e = tell(tids, m, node, 0, node);
 			if (e)
-				report_line(pid, node, "not resumed there: lost\n");
-			remove_dir(dir);
-			return e;
+				report_line(pid, node, "an origin was not told\n");
+			for (try = 0; !e && try < RESUME_TRIES; try++) {
+				if (!run(resume, log)) {
+					signal_tree(tasks, n, SIGKILL);
+					remove_dir(dir);
+					return 0;
+				}
+				if (gone(node))
+					break;
+			}
+			e = gone(node) ? EHOSTDOWN : EIO;
+			if (try)
+				report_line(pid, node, "not resumed there\n");
+		} else {
+			snprintf(log, sizeof(log), "%s/restore.log", dir);
+			report(pid, node, log);
+			e = gone(node) ? EHOSTDOWN : EIO;
 		}
-		snprintf(log, sizeof(log), "%s/restore.log", dir);
-		report(pid, node, log);
-		e = gone(node) ? EHOSTDOWN : EIO;
 		/* A restore that worked, its answer lost: not two of them. */
 		if (e == EIO)
 			kill_there(tids, m, node, dir);
 	}
-	/* Still here: node holds the numbers of its range again. */
-	if (tell(tids, m, node, 1, self_node()))
+	/* Still here: each origin told so, node's own again holding them. */
+	if (tell(tids, m, node, 1, self_node()) ||
+	    (told && tell(tids, m, node, 0, self_node())))
 		report_line(pid, node, "its origin was not told\n");
 	signal_tree(tasks, n, SIGCONT);
 	remove_dir(dir);
