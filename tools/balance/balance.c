@@ -16,10 +16,12 @@
  *    counted; a process counts once, whatever its threads), so that a
  *    task runnable for a while that uses no CPU of note (a kernel
  *    thread after a restore, on a slow node) does not make it shed.
- *    Another node's load is the second highest of its last four samples: a target is not
- *    taken for idler than it is, nor for busier after one sample that
- *    caught a task runnable for a moment (two nodes idle but for that
- *    would tie, and a random pick among them make more moves).
+ *    Another node's load is the second highest of its last four
+ *    samples: a target is not taken for idler than two of them show,
+ *    nor for busier after one sample that caught a task runnable for a
+ *    moment (two nodes idle but for that would tie, and a random pick
+ *    among them make more moves).  A load that has just come there
+ *    shows after two samples.
  *  - It sheds only when its load is above its CPUs.
  *  - A process is CPU-bound when it used at least half its share of the
  *    CPUs (CPUs / load) in each of the last two periods.  What moves is
