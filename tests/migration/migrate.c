@@ -11,7 +11,11 @@
  * or a repeat in either file.  With "tcp" it holds an established TCP
  * connection, with "local" a file of its node's /tmp, with "device" its
  * node's /dev/kmsg: none of them can move.  With "threads" it has
- * MAX_TASKS threads more, which make a tree too big to move.
+ * MAX_TASKS threads more, which make a tree too big to move.  With
+ * "mapped" it maps DIR/mapped.bin, of the shared file system, and checks
+ * the map on each line it writes; with "localmap" it maps a file of its
+ * node's /tmp, which cannot move, and with "fifo" it holds a FIFO there
+ * open.
  * With "memory" it fills 16 MiB, and checks them whole at the start and
  * on each SIGUSR1 that finds it on another node (/proc/cluster/nodes),
  * appending the node to DIR/checks.txt: a page a move lost or changed
@@ -20,10 +24,12 @@
  * (which the kernel rightly refuses, EOPNOTSUPP).
  */
 #include <arpa/inet.h>
+#include <limits.h>
 #include <pthread.h>
 #include <linux/sched.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -35,6 +41,8 @@
 #include "../cluster/cluster_test.h"
 
 #define GROW_MS		20000	/* for a file to grow by a few lines */
+/* A move run on another node: 15 s on the debug kernel, ended after. */
+#define MOVE_MS		120000
 #define MEM_WORDS	(16 << 20 >> 3)	/* "memory": 16 MiB it checks */
 #define MAX_TASKS	1024	/* tools/migrate: the most a tree may have */
 /*
@@ -85,6 +93,8 @@ static int node_self(void)
 static int counter(const char *dir, int tcp)
 {
 	int p[2], fd, null, i, node, checked = 0;
+	const char *mapped = NULL;
+	char page[4096];
 	size_t w;
 	FILE *f;
 
@@ -96,6 +106,20 @@ static int counter(const char *dir, int tcp)
 		_exit(2);
 	if (tcp == 4 && open("/dev/kmsg", O_WRONLY) < 0)
 		_exit(2);
+	if (tcp == 8 && ((mkfifo("/tmp/migrate-fifo", 0600) && errno != EEXIST) ||
+			 open("/tmp/migrate-fifo", O_RDWR) < 0))
+		_exit(2);
+	if (tcp == 6 || tcp == 7) {
+		/* The map only: the file is closed, no fd names it. */
+		fd = open(tcp == 6 ? "mapped.bin" : "/tmp/migrate-map",
+			  O_RDWR | O_CREAT | O_TRUNC, 0600);
+		memset(page, 'm', sizeof(page));
+		if (fd < 0 || write(fd, page, sizeof(page)) != sizeof(page))
+			_exit(2);
+		mapped = mmap(NULL, sizeof(page), PROT_READ, MAP_PRIVATE, fd, 0);
+		if (mapped == MAP_FAILED || close(fd))
+			_exit(2);
+	}
 	if (tcp == 1) {
 		/* An established TCP connection: what criu will not move. */
 		struct sockaddr_in a = { .sin_family = AF_INET };
@@ -156,6 +180,8 @@ static int counter(const char *dir, int tcp)
 				_exit(8);
 			checked = node;
 		}
+		if (mapped && memcmp(mapped, page, sizeof(page)))
+			_exit(10);
 		dprintf(fd, "%d\n", i);
 		if (write(p[1], &i, sizeof(i)) != sizeof(i))
 			_exit(5);
@@ -194,7 +220,10 @@ static pid_t start_counter(const char *dir, uid_t uid, int tcp, int leader)
 					 tcp == 2 ? "local" :
 					 tcp == 3 ? "memory" :
 					 tcp == 4 ? "device" :
-					 tcp == 5 ? "threads" : NULL, NULL };
+					 tcp == 5 ? "threads" :
+					 tcp == 6 ? "mapped" :
+					 tcp == 7 ? "localmap" :
+					 tcp == 8 ? "fifo" : NULL, NULL };
 
 			close(p[1]);
 			if (leader && setsid() < 0)
@@ -294,12 +323,15 @@ static int goto_node(pid_t pid, const char *what)
 	return ret;
 }
 
-/* Kills @pid and its child on @node. */
+/* Kills @pid, and its child if known (kill(0) is a group), on @node. */
 static void kill_on(int node, pid_t pid, pid_t child)
 {
 	char cmd[128];
 
-	snprintf(cmd, sizeof(cmd), "kill -9 %d %d; true", pid, child);
+	if (child > 0)
+		snprintf(cmd, sizeof(cmd), "kill -9 %d %d; true", pid, child);
+	else
+		snprintf(cmd, sizeof(cmd), "kill -9 %d; true", pid);
 	run_on(node, cmd, NULL, 0);
 }
 
@@ -374,7 +406,8 @@ TEST_F_TIMEOUT(mig, a_counter_goes_round_the_nodes_and_loses_nothing, 900)
 		} else {
 			snprintf(cmd, sizeof(cmd), "migrate %d %d", self->pid,
 				 to);
-			EXPECT_EQ(0, run_on(self->node, cmd, NULL, 0));
+			EXPECT_EQ(0, cluster_run(self->node, cmd, MOVE_MS,
+						 NULL, 0));
 		}
 		EXPECT_EQ(to, ps_node_of(self->pid)) TH_LOG("move %d", i + 1);
 		EXPECT_EQ(to, ps_node_of(self->kid));
@@ -654,6 +687,140 @@ TEST_F_TIMEOUT(mig, a_move_its_origin_is_not_told_of_leaves_it_running_here,
 	/* Node 1 still knows where it lives: its redirect reaches node 2. */
 	EXPECT_EQ(0, kill(self->pid, 0));
 	EXPECT_EQ(0, kill(self->kid, 0));
+}
+
+/* The size of file @path, or -1. */
+static long size_of(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) ? -1 : st.st_size;
+}
+
+/* Whether @pid is listed on no node and kill() finds it nowhere, within 10 s. */
+static bool nowhere(pid_t pid)
+{
+	long long end = now_ms() + 10000;
+
+	while ((ps_node_of(pid) || !kill(pid, 0)) && now_ms() < end)
+		sleep_ms(100);
+	return !ps_node_of(pid) && kill(pid, 0) && errno == ESRCH;
+}
+
+/*
+ * The counter's owner kills it from node 1, its origin, at some moment
+ * of its move to node 2: before the dump, during it, before or after
+ * its origin is told, after the copy runs.  Wherever the move was, the
+ * counter stays dead: no copy of it, nor the original, counts on; its
+ * child, which reads its pipe, ends with it.  The moments are sixths of
+ * a move timed first (thirds on the debug kernel, where a move takes
+ * 15 s).
+ */
+TEST_F_TIMEOUT(mig, a_process_killed_during_its_move_stays_dead, 900)
+{
+	struct move m = { .to = 2 };
+	int i, moments = rig_rounds(6, 3);
+	char cmd[128], out[512] = "";
+	long long took, start, at;
+	bool gone;
+	pthread_t t;
+	long n;
+
+	if (sizeof(long) != 8)
+		SKIP(return, "criu restores 64-bit programs here: the 64-bit run does it");
+	ASSERT_EQ(0, fixture_counter(self, 0, 0, 1));
+	start = now_ms();
+	ASSERT_EQ(0, goto_node(self->pid, "2"));
+	took = now_ms() - start;
+	kill_on(2, self->pid, self->kid);
+	ASSERT_TRUE(nowhere(self->pid));
+	TH_LOG("a move takes %lld ms", took);
+	for (i = 1; i <= moments; i++) {
+		unlink(self->counter);
+		unlink(self->child);
+		ASSERT_EQ(0, fixture_counter(self, 0, 0, 1));
+		m.pid = self->pid;
+		ASSERT_EQ(0, pthread_create(&t, NULL, move_thread, &m));
+		at = took * i / moments;
+		sleep_ms(at);
+		EXPECT_EQ(0, kill(self->pid, SIGKILL));
+		ASSERT_EQ(0, pthread_join(t, NULL));
+		TH_LOG("killed at %lld ms: the move ended with %d", at, m.ret);
+		if (!nowhere(self->pid)) {
+			self->node = ps_node_of(self->pid);
+			ASSERT_EQ(0, self->node) TH_LOG("it lives on");
+		}
+		gone = nowhere(self->kid);
+		if (!gone) {
+			snprintf(cmd, sizeof(cmd), "grep -w %d " PS_FILE,
+				 self->kid);
+			run_on(1, cmd, out, sizeof(out));
+		}
+		EXPECT_TRUE(gone) TH_LOG("its child lives on: %s", out);
+		n = size_of(self->counter);
+		sleep_ms(1000);
+		EXPECT_EQ(n, size_of(self->counter));
+	}
+	self->pid = -1;
+}
+
+/*
+ * A counter born on node 2, moved to node 3, whose origin then dies:
+ * node 1's kill() finds it by asking every live node, and it moves on
+ * to node 1 with no origin to tell.  Node 2 boots again once it is
+ * gone: a node back up may give its old numbers out again.
+ */
+TEST_F_TIMEOUT(mig, a_process_whose_origin_died_is_found_and_moves_on, 900)
+{
+	char exe[PATH_MAX], cmd[PATH_MAX + 256], out[256] = "";
+	struct view views[4];
+	ssize_t len;
+	int n, bad;
+
+	if (sizeof(long) != 8)
+		SKIP(return, "a reboot: the 64-bit run does it");
+	len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	ASSERT_LT(0, len);
+	exe[len] = '\0';
+	snprintf(cmd, sizeof(cmd),
+		 "setsid %s --counter %s </dev/null >/dev/null 2>&1 & echo $!",
+		 exe, self->dir);
+	ASSERT_EQ(0, run_on(2, cmd, out, sizeof(out)));
+	self->pid = atoi(out);
+	self->node = 2;
+	ASSERT_EQ(2, self->pid >> PID_SHIFT);
+	n = grows_past(self->counter, 5);
+	ASSERT_LT(5, n);
+	snprintf(cmd, sizeof(cmd), "migrate %d 3 2>&1", self->pid);
+	ASSERT_EQ(0, cluster_run(2, cmd, MOVE_MS, out, sizeof(out)))
+		TH_LOG("%s", out);
+	self->node = 3;
+	ASSERT_EQ(3, ps_node_of(self->pid));
+
+	ASSERT_EQ(0, cluster_ctl("kill 2"));
+	EXPECT_NE(0, wait_agreement(0xa, 3, 20000, views));
+	EXPECT_EQ(0, kill(self->pid, 0));
+	snprintf(cmd, sizeof(cmd), "migrate %d 1 2>&1", self->pid);
+	EXPECT_EQ(0, cluster_run(3, cmd, MOVE_MS, out, sizeof(out)))
+		TH_LOG("%s", out);
+	if (ps_node_of(self->pid) == 1)
+		self->node = 1;
+	EXPECT_EQ(1, self->node);
+	snprintf(cmd, sizeof(cmd), "kill -0 %d", self->pid);
+	EXPECT_EQ(0, run_on(3, cmd, NULL, 0));
+	n = grows_past(self->counter, n + 10);
+	EXPECT_LT(0, sequence(self->counter, &bad)) TH_LOG("line %d", bad);
+	EXPECT_LT(0, sequence(self->child, &bad))
+		TH_LOG("child.txt: line %d", bad);
+
+	if (self->node == 1)
+		self->kid = child_of(self->pid);
+	kill_on(self->node, self->pid, self->kid);
+	EXPECT_TRUE(nowhere(self->pid));
+	self->pid = -1;
+	ASSERT_EQ(0, cluster_ctl("start 2"));
+	ASSERT_EQ(0, cluster_run(2, "true", BOOT_MS, NULL, 0));
+	EXPECT_NE(0, wait_agreement(0xe, 3, 20000, views));
 }
 
 /*
@@ -1013,7 +1180,8 @@ TEST_F_TIMEOUT(mig, a_process_with_a_file_of_its_node_stays_and_runs_on, 600)
 {
 	if (sizeof(long) != 8)
 		SKIP(return, "criu dumps 64-bit programs here: the 64-bit run does it");
-	stays(_metadata, self, 2, "[0-9]*.s fd/[0-9]* is this node.s own");
+	stays(_metadata, self, 2,
+	      "[0-9]*.s fd/[0-9]* (/tmp/migrate-local) is this node.s own");
 }
 
 /*
@@ -1025,13 +1193,54 @@ TEST_F_TIMEOUT(mig, a_process_with_a_device_of_its_node_stays_and_runs_on, 600)
 {
 	if (sizeof(long) != 8)
 		SKIP(return, "criu dumps 64-bit programs here: the 64-bit run does it");
-	stays(_metadata, self, 4, "[0-9]*.s fd/[0-9]* is this node.s own");
+	stays(_metadata, self, 4,
+	      "[0-9]*.s fd/[0-9]* (/dev/kmsg) is this node.s own");
+}
+
+/* A FIFO of its node's /tmp: criu would open another node's of that name. */
+TEST_F_TIMEOUT(mig, a_process_with_a_fifo_of_its_node_stays_and_runs_on, 600)
+{
+	if (sizeof(long) != 8)
+		SKIP(return, "criu dumps 64-bit programs here: the 64-bit run does it");
+	stays(_metadata, self, 8,
+	      "[0-9]*.s fd/[0-9]* (/tmp/migrate-fifo) is this node.s own");
 }
 
 /*
  * A tree of more tasks than the helper takes (the counter with
  * MAX_TASKS threads more): refused, and each of its tasks continued.
  */
+/*
+ * A file of the shared file system that it maps moves with it (criu maps
+ * it again by path, and --verify checks it is the same file); one of its
+ * node's /tmp, which the other node would map another of, does not.
+ */
+TEST_F_TIMEOUT(mig, a_process_mapping_a_shared_file_moves_with_it, 600)
+{
+	int n;
+
+	if (sizeof(long) != 8)
+		SKIP(return, "criu restores 64-bit programs here: the 64-bit run does it");
+	ASSERT_EQ(0, fixture_counter(self, 0, 6, 1));
+	n = grows_past(self->counter, 5);
+	ASSERT_LT(5, n);
+	ASSERT_EQ(0, goto_node(self->pid, "2"));
+	self->node = 2;
+	EXPECT_EQ(2, ps_node_of(self->pid));
+	/* The map is checked on each line: a line more, the same map. */
+	EXPECT_LT(n, grows_past(self->counter, n + 10));
+	EXPECT_EQ(0, kill(self->pid, 0));
+}
+
+TEST_F_TIMEOUT(mig, a_process_mapping_a_file_of_its_node_stays_and_runs_on,
+	       600)
+{
+	if (sizeof(long) != 8)
+		SKIP(return, "criu dumps 64-bit programs here: the 64-bit run does it");
+	stays(_metadata, self, 7,
+	      "[0-9]*.s map_files/[0-9a-f-]* (/tmp/migrate-map) is this node.s own");
+}
+
 TEST_F_TIMEOUT(mig, a_process_with_too_many_threads_stays_and_runs_on, 600)
 {
 	char why[64];
@@ -1147,13 +1356,14 @@ TEST_F_TIMEOUT(mig, verify_passes_a_list_that_matches_and_kills_on_a_bad_one,
 	char list[200], text[200];
 	unsigned int i;
 	struct stat st;
+	pid_t pid;
 
 	snprintf(list, sizeof(list), "%s/list", self->dir);
 	ASSERT_EQ(0, stat(self->dir, &st));
 	for (i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
-		pid_t pid = stopped_in(self->dir);
 		int ret;
 
+		pid = stopped_in(self->dir);
 		ASSERT_LT(0, pid);
 		snprintf(text, sizeof(text), lists[i], pid, pid,
 			 (unsigned long long)st.st_ino + (i == 1));
@@ -1168,14 +1378,24 @@ TEST_F_TIMEOUT(mig, verify_passes_a_list_that_matches_and_kills_on_a_bad_one,
 			EXPECT_EQ('T', state_of(pid));
 			EXPECT_EQ(0, verify_list("--resume", list));
 			EXPECT_NE('T', state_of(pid));
+			/* Running: --abort says so (4), and leaves it be. */
+			EXPECT_EQ(4, verify_list("--abort", list));
 			EXPECT_FALSE(killed_within(pid, 0));
-			/* Gone: its continuing fails. */
-			EXPECT_EQ(1, verify_list("--resume", list));
+			/* Every task gone, killed there: 3. */
+			EXPECT_EQ(3, verify_list("--resume", list));
 		} else {
 			EXPECT_TRUE(killed_within(pid, 5000))
 				TH_LOG("list %u: the task was not killed", i);
 		}
 	}
+	/* Stopped, as criu restored it: --abort kills it. */
+	pid = stopped_in(self->dir);
+	ASSERT_LT(0, pid);
+	snprintf(text, sizeof(text), lists[0], pid, pid,
+		 (unsigned long long)st.st_ino);
+	ASSERT_EQ(0, put_text(list, text));
+	EXPECT_EQ(0, verify_list("--abort", list));
+	EXPECT_TRUE(killed_within(pid, 5000));
 }
 
 /*
@@ -1243,6 +1463,9 @@ int main(int argc, char **argv)
 			       !strcmp(argv[3], "tcp") ? 1 :
 			       !strcmp(argv[3], "local") ? 2 :
 			       !strcmp(argv[3], "memory") ? 3 :
-			       !strcmp(argv[3], "device") ? 4 : 5);
+			       !strcmp(argv[3], "device") ? 4 :
+			       !strcmp(argv[3], "threads") ? 5 :
+			       !strcmp(argv[3], "mapped") ? 6 :
+			       !strcmp(argv[3], "localmap") ? 7 : 8);
 	return test_harness_run(argc, argv);
 }
